@@ -1,0 +1,35 @@
+/**
+ * The registry of subcommands. Each module adds its command(s) to the program; keep one file per
+ * command so work on one never touches another.
+ */
+import type { Command } from 'commander';
+import type { CliIO } from '../io.js';
+import { registerValidate } from './validate.js';
+import { registerRender } from './render.js';
+import { registerInit } from './init.js';
+import { registerCluster } from './cluster.js';
+import { registerApply } from './apply.js';
+import { registerDelete } from './delete.js';
+import { registerPlan } from './plan.js';
+import { registerHistory } from './history.js';
+import { registerAgent } from './agent.js';
+import { registerPreview } from './preview.js';
+import { registerTest } from './test.js';
+import { registerDemo } from './demo.js';
+
+export type RegisterCommand = (program: Command, io: CliIO) => void;
+
+export const commands: RegisterCommand[] = [
+  registerInit,
+  registerValidate,
+  registerRender,
+  registerPreview,
+  registerApply,
+  registerDelete,
+  registerPlan,
+  registerHistory,
+  registerAgent,
+  registerCluster,
+  registerTest,
+  registerDemo,
+];

@@ -1,0 +1,44 @@
+/**
+ * The CLI: a thin layer that parses flags into option objects and calls the same library functions
+ * the agent calls. Each subcommand lives in its own file under commands/.
+ */
+import { Command, CommanderError } from 'commander';
+import { ExitCode, errorMessage } from '../errors.js';
+import { type CliIO, processIO } from './io.js';
+import { commands } from './commands/index.js';
+
+export function buildProgram(io: CliIO): Command {
+  const program = new Command('baton')
+    .description('GitOps plan agent for Kubernetes: framework lifecycles as data, run from Git.')
+    .version(BATON_VERSION, '--version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  for (const register of commands) register(program, io);
+  // Subcommands inherit output and exit behaviour so `baton x --bad-flag` is a usage error (2).
+  for (const sub of program.commands) applyInheritedSettings(sub, io);
+  return program;
+}
+
+function applyInheritedSettings(cmd: Command, io: CliIO): void {
+  cmd.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride().showHelpAfterError('(run with --help for usage)');
+  for (const sub of cmd.commands) applyInheritedSettings(sub, io);
+}
+
+export const BATON_VERSION = '0.1.0';
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    return io.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through exitOverride with exitCode 0.
+      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    io.stderr(`error: ${errorMessage(err)}\n`);
+    return ExitCode.Invalid;
+  }
+}

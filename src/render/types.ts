@@ -1,0 +1,52 @@
+/**
+ * The value rendering produces and the plan engine executes: plan -> phases -> steps -> one ordered
+ * batch of actions per step. `baton render` prints exactly this; nothing here does I/O.
+ */
+import type { KubeObject } from '../kube/object.js';
+
+export type Strategy = 'serial' | 'parallel';
+
+/** One object of a step's batch. Toggle tasks render to `apply` or `delete` depending on their parameter. */
+export type BatchAction =
+  | { action: 'apply'; object: KubeObject; task: string; template: string; force: boolean }
+  | { action: 'delete'; object: KubeObject; task: string; template: string };
+
+export interface RenderedStep {
+  name: string;
+  /** Step timeout in seconds (framework default 600). */
+  timeoutSeconds: number;
+  /** Ordered: Namespaces and CRDs first, then by kind as Helm/kapp order them, then by name. */
+  actions: BatchAction[];
+}
+
+export interface RenderedPhase {
+  name: string;
+  strategy: Strategy;
+  steps: RenderedStep[];
+}
+
+/**
+ * How to decide readiness of a kind Baton has no built-in rule for, declared by a framework in
+ * framework.yaml `readiness:`. Conditions are matched with status "True".
+ */
+export interface ReadinessRule {
+  apiVersion: string;
+  kind: string;
+  /** Condition type meaning ready, e.g. `Ready`. */
+  readyCondition?: string;
+  /** Condition types meaning terminal failure, e.g. `Failed`, `Stalled`. */
+  failedConditions?: string[];
+  /** Alternatively a field and the values that mean ready / failed, e.g. `status.phase`. */
+  field?: { path: string; ready: (string | number | boolean)[]; failed?: (string | number | boolean)[] };
+}
+
+export interface RenderedPlan {
+  instance: { name: string; namespace: string };
+  framework: { name: string; version: string; appVersion: string };
+  plan: string;
+  strategy: Strategy;
+  phases: RenderedPhase[];
+  readiness: ReadinessRule[];
+  /** Names of sensitive parameters; their values are masked wherever output is shown to people. */
+  sensitiveParams: string[];
+}
