@@ -1,0 +1,86 @@
+/**
+ * What `baton preview` reports: for each instance a change affects, the plan that will run (or why the
+ * change is refused), the rendered difference per phase and step, what would be pruned, and schedule
+ * changes. A value, so the Markdown, JSON and text outputs are three views of one thing.
+ */
+import type { ObjectRef } from '../kube/object.js';
+
+export type ObjectChange =
+  | { change: 'create'; ref: ObjectRef; yaml: string }
+  | { change: 'update'; ref: ObjectRef; diff: string }
+  | { change: 'unchanged'; ref: ObjectRef }
+  /** A Delete task (or a Toggle turned off) removes the object in this step. */
+  | { change: 'delete'; ref: ObjectRef };
+
+export interface StepPreview {
+  phase: string;
+  step: string;
+  changes: ObjectChange[];
+}
+
+export interface ScheduleChange {
+  change: 'added' | 'removed' | 'changed';
+  plan: string;
+  cron: string;
+  timezone: string;
+  previousCron?: string;
+  /** ISO times of the next runs (empty when removed). */
+  nextRuns: string[];
+}
+
+export interface InstanceId {
+  namespace: string;
+  name: string;
+}
+
+/** A difference against the live cluster, from a server-side dry-run apply. */
+export type LiveChange =
+  | { change: 'create'; ref: ObjectRef }
+  | { change: 'update'; ref: ObjectRef; diff: string }
+  | { change: 'unchanged'; ref: ObjectRef }
+  | { change: 'error'; ref: ObjectRef; message: string };
+
+export type InstancePreview =
+  | {
+      outcome: 'run';
+      instance: InstanceId;
+      plan: string;
+      /** Why this plan: "new instance", "REPLICAS changed (trigger: update)", ... */
+      reasons: string[];
+      warnings: string[];
+      steps: StepPreview[];
+      pruned: ObjectRef[];
+      schedules: ScheduleChange[];
+      live?: LiveChange[];
+    }
+  | { outcome: 'remove'; instance: InstanceId; cleanupPlan: string | null; steps: StepPreview[]; pruned: ObjectRef[] }
+  | { outcome: 'refused'; instance: InstanceId; code: string; message: string; details: string[] }
+  /** Only schedules (or nothing that runs a plan) changed. */
+  | { outcome: 'no-plan'; instance: InstanceId; reasons: string[]; schedules: ScheduleChange[] };
+
+export interface FrameworkPreview {
+  name: string;
+  version: string;
+  change: 'added' | 'changed' | 'removed';
+  /** Instances on this version now (a changed published version re-runs their update plan). */
+  instancesUsing: string[];
+  /** Instances of the same framework on other versions: affected once they move to this one. */
+  instancesThatCouldMove: string[];
+}
+
+export interface PreviewProblem {
+  code: string;
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface PreviewReport {
+  base: string;
+  head: string;
+  instances: InstancePreview[];
+  frameworks: FrameworkPreview[];
+  problems: PreviewProblem[];
+  /** False when any instance would be refused or any file is invalid (exit code 1). */
+  acceptable: boolean;
+}
