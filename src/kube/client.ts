@@ -20,6 +20,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** Follow `continue` tokens and return every page's items at once (with `limit` as the page size). */
+  allPages?: boolean;
 }
 
 export interface ListResult {

@@ -39,3 +39,10 @@ export class KubeTransportError extends BatonError {
     super('KUBE_TRANSPORT', message, context, { cause });
   }
 }
+
+/** A kubeconfig (or client options) that cannot be used: missing file, unknown context, bad server URL. */
+export class KubeConfigError extends BatonError {
+  constructor(message: string, context: Record<string, unknown> = {}, cause?: unknown) {
+    super('KUBE_CONFIG', message, context, { cause });
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Where and how to reach an API server: base URL, a keep-alive agent carrying TLS settings, and the
+ * per-request headers (auth tokens may rotate: exec plugins and in-cluster token files are asked on
+ * every request; client-node's authenticators cache their tokens themselves).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfigError } from './errors.js';
+
+export interface Connection {
+  baseUrl: URL;
+  agent: http.Agent;
+  headers(): Promise<Record<string, string>>;
+  /** Namespace of the kubeconfig context, used for namespaced refs that carry none. */
+  defaultNamespace: string;
+}
+
+export interface UrlOptions {
+  url: string;
+  token?: string;
+  /** PEM or base64 of PEM, like kubeconfig's certificate-authority-data. */
+  caData?: string;
+  insecureSkipTlsVerify?: boolean;
+}
+
+export interface TlsSettings {
+  ca?: Buffer | string | (Buffer | string)[];
+  cert?: Buffer | string | (Buffer | string)[];
+  key?: Buffer | string | (Buffer | string)[];
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
+export function parseServerUrl(url: string, source: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new KubeConfigError(`${source}: server "${url}" is not a URL (expected http(s)://host:port)`, { source, server: url });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new KubeConfigError(`${source}: server "${url}" must use http or https`, { source, server: url });
+  }
+  return parsed;
+}
+
+/** Keep-alive agents: the engine and the controllers make many small requests to one server. */
+export function makeAgent(baseUrl: URL, tls: TlsSettings): http.Agent {
+  const common = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 16 };
+  if (baseUrl.protocol === 'http:') return new http.Agent(common);
+  const options: https.AgentOptions = { ...common };
+  if (tls.ca !== undefined) options.ca = tls.ca;
+  if (tls.cert !== undefined) options.cert = tls.cert;
+  if (tls.key !== undefined) options.key = tls.key;
+  if (tls.rejectUnauthorized !== undefined) options.rejectUnauthorized = tls.rejectUnauthorized;
+  if (tls.servername !== undefined) options.servername = tls.servername;
+  return new https.Agent(options);
+}
+
+function decodeCa(caData: string): Buffer {
+  // kubeconfig carries base64 of the PEM; accept a PEM as is too.
+  return caData.includes('-----BEGIN') ? Buffer.from(caData) : Buffer.from(caData, 'base64');
+}
+
+export function connectionFromUrl(options: UrlOptions): Connection {
+  const baseUrl = parseServerUrl(options.url, 'client options');
+  const tls: TlsSettings = {};
+  if (options.caData !== undefined) tls.ca = decodeCa(options.caData);
+  if (options.insecureSkipTlsVerify === true) tls.rejectUnauthorized = false;
+  const fixed: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+  return { baseUrl, agent: makeAgent(baseUrl, tls), headers: async () => fixed, defaultNamespace: 'default' };
+}
