@@ -1,0 +1,119 @@
+/**
+ * The checkpoint: the engine's memory, kept in the cluster next to the instance. It holds what plan
+ * selection needs as "previous applied state" and the progress of the running plan, so a process
+ * killed at any moment resumes where it was. Writes use optimistic concurrency (a version token,
+ * the ConfigMap's resourceVersion) so two processes can never both advance it.
+ */
+import { BatonError } from '../errors.js';
+import type { InventoryEntry } from './inventory.js';
+import type { PreviousState } from './selection.js';
+import type { PlanRun } from './state.js';
+import type { StoredValues } from './values.js';
+
+export const CHECKPOINT_FORMAT = 1;
+export const HISTORY_LIMIT = 20;
+export const HANDLED_REQUESTS_LIMIT = 50;
+
+export interface AppliedState {
+  frameworkVersion: string;
+  frameworkHash: string;
+  /** Sensitive values only as `sha256:<hex>`, never in clear. */
+  values: StoredValues;
+}
+
+export interface Refusal {
+  code: string;
+  message: string;
+  at: string;
+  details: Record<string, unknown>;
+}
+
+export interface Checkpoint {
+  format: typeof CHECKPOINT_FORMAT;
+  instance: { name: string; namespace: string };
+  framework: string;
+  /** The desired state the latest plan was started for; absent until the first plan starts. */
+  applied?: AppliedState;
+  /** The running plan, or the last one when none runs. */
+  active?: PlanRun;
+  /** Earlier finished runs, newest first, bounded by HISTORY_LIMIT. */
+  history: PlanRun[];
+  inventory: InventoryEntry[];
+  /** Ids of one-shot requests already run (bounded), so each runs once. */
+  handledRequests: string[];
+  /** The last refused change, cleared when a plan starts. */
+  refusal?: Refusal;
+}
+
+export interface InstanceKey {
+  name: string;
+  namespace: string;
+}
+
+export interface StoredCheckpoint {
+  checkpoint: Checkpoint;
+  /** Opaque version for optimistic concurrency. */
+  version: string;
+}
+
+export interface CheckpointStore {
+  load(instance: InstanceKey): Promise<StoredCheckpoint | undefined>;
+  /** `version` undefined creates; a stale version throws CheckpointConflictError. Returns the new version. */
+  save(checkpoint: Checkpoint, version: string | undefined): Promise<string>;
+  remove(instance: InstanceKey): Promise<void>;
+}
+
+export class CheckpointConflictError extends BatonError {
+  constructor(instance: InstanceKey, cause?: unknown) {
+    super('CHECKPOINT_CONFLICT', `the checkpoint of ${instance.namespace}/${instance.name} was changed by another process; stopping so only one advances it`, { ...instance }, { cause });
+  }
+}
+
+export class CheckpointCorruptError extends BatonError {
+  constructor(instance: InstanceKey, where: string, detail: string) {
+    super('CHECKPOINT_CORRUPT', `the checkpoint of ${instance.namespace}/${instance.name} (${where}) is unreadable: ${detail}`, { ...instance, where });
+  }
+}
+
+export function emptyCheckpoint(instance: InstanceKey, framework: string): Checkpoint {
+  return { format: CHECKPOINT_FORMAT, instance: { ...instance }, framework, history: [], inventory: [], handledRequests: [] };
+}
+
+export function previousStateOf(cp: Checkpoint | undefined): PreviousState | undefined {
+  if (cp?.applied === undefined) return undefined;
+  return { ...cp.applied, handledRequests: cp.handledRequests };
+}
+
+/** Moves a finished active run into the bounded history. */
+export function archiveActive(cp: Checkpoint): Checkpoint {
+  if (cp.active === undefined) return cp;
+  const { active, ...rest } = cp;
+  return { ...rest, history: [active, ...cp.history].slice(0, HISTORY_LIMIT) };
+}
+
+/** An in-memory store, for tests and for dry runs; same semantics as the ConfigMap store. */
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly data = new Map<string, { json: string; version: number }>();
+
+  async load(instance: InstanceKey): Promise<StoredCheckpoint | undefined> {
+    const hit = this.data.get(keyOf(instance));
+    return hit && { checkpoint: JSON.parse(hit.json) as Checkpoint, version: String(hit.version) };
+  }
+
+  async save(checkpoint: Checkpoint, version: string | undefined): Promise<string> {
+    const key = keyOf(checkpoint.instance);
+    const hit = this.data.get(key);
+    if ((hit === undefined) !== (version === undefined) || (hit && String(hit.version) !== version)) {
+      throw new CheckpointConflictError(checkpoint.instance);
+    }
+    const next = (hit?.version ?? 0) + 1;
+    this.data.set(key, { json: JSON.stringify(checkpoint), version: next });
+    return String(next);
+  }
+
+  async remove(instance: InstanceKey): Promise<void> {
+    this.data.delete(keyOf(instance));
+  }
+}
+
+const keyOf = (i: InstanceKey): string => `${i.namespace}/${i.name}`;

@@ -1,0 +1,49 @@
+/**
+ * Progress events: how the CLI shows live progress and how the GitOps agent writes status. Every
+ * checkpoint write is also an event carrying the whole run, so a subscriber never has to rebuild
+ * state from the finer events.
+ */
+import type { Checkpoint, Refusal } from './checkpoint.js';
+import type { FailureInfo, PlanRun } from './state.js';
+
+interface Base {
+  instance: { name: string; namespace: string };
+}
+interface InRun extends Base {
+  runId: string;
+  plan: string;
+}
+interface InStep extends InRun {
+  phase: string;
+  step: string;
+}
+
+export type EngineEvent =
+  | (InRun & { type: 'plan-started'; run: PlanRun; resumed: boolean; warnings: string[] })
+  | (InRun & { type: 'phase-started'; phase: string })
+  | (InStep & { type: 'step-started'; objects: number; attempt: number })
+  | (InStep & { type: 'step-waiting'; object: string; message: string })
+  | (InStep & { type: 'step-error'; error: FailureInfo; attempt: number; retryInMs: number })
+  | (InStep & { type: 'step-complete'; applied: number; deleted: number })
+  | (InStep & { type: 'step-failed'; error: FailureInfo })
+  | (InRun & { type: 'phase-complete'; phase: string })
+  | (InRun & { type: 'phase-failed'; phase: string })
+  | (InRun & { type: 'plan-complete'; run: PlanRun })
+  | (InRun & { type: 'plan-failed'; run: PlanRun; error: FailureInfo })
+  | (InRun & { type: 'plan-superseded'; run: PlanRun })
+  | (Base & { type: 'prune'; object: string; result: 'deleted' | 'skipped' | 'failed'; message: string })
+  | (Base & { type: 'refused'; refusal: Refusal })
+  | (Base & { type: 'checkpoint'; checkpoint: Checkpoint });
+
+export type EventListener = (event: EngineEvent) => void;
+
+/** Listeners must not break the engine: a throwing listener is isolated. */
+export function safeEmitter(listener: EventListener | undefined): EventListener {
+  return (event) => {
+    try {
+      listener?.(event);
+    } catch {
+      // A subscriber's bug must not fail a plan; the checkpoint remains the source of truth.
+    }
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * The executor: runs a RenderedPlan against a KubeClient, phase by phase and step by step under
+ * their strategies, checkpointing every transition through the session so a killed process resumes
+ * where it was and never re-runs a completed step. An aborted `signal` supersedes the plan: the
+ * running step finishes, nothing after it starts.
+ */
+import type { KubeClient } from '../kube/client.js';
+import { refOf } from '../kube/object.js';
+import { BatonError } from '../errors.js';
+import type { RenderedPhase, RenderedPlan, RenderedStep } from '../render/types.js';
+import { runBatch } from './batch.js';
+import { isoAt, type Clock } from './clock.js';
+import { StepTimeoutError } from './errors.js';
+import type { EventListener } from './events.js';
+import { classifyWith, type EngineHooks } from './hooks.js';
+import { Inventory } from './inventory.js';
+import { phaseState, stepState, withPhaseState, withPlanState, withStepState } from './run-record.js';
+import type { CheckpointSession } from './session.js';
+import { complete, errored, fatal, inProgress, startedAtOf, type FailureInfo, type PlanRun } from './state.js';
+
+export interface ExecutorOptions {
+  client: KubeClient;
+  hooks: EngineHooks;
+  clock: Clock;
+  session: CheckpointSession;
+  emit: EventListener;
+  /** Supersede: finish the running step, start nothing more. */
+  signal?: AbortSignal;
+  concurrency: number;
+  imagePullGraceSeconds: number;
+}
+
+export type Execution =
+  | { outcome: 'complete'; run: PlanRun }
+  | { outcome: 'failed'; run: PlanRun; error: FailureInfo }
+  | { outcome: 'superseded'; run: PlanRun };
+
+type Result = { kind: 'complete' } | { kind: 'superseded' } | { kind: 'failed'; error: FailureInfo };
+
+export async function executePlan(plan: RenderedPlan, opts: ExecutorOptions, resumed: boolean, warnings: string[] = []): Promise<Execution> {
+  const x = new Execution_(plan, opts);
+  return x.run(resumed, warnings);
+}
+
+class Execution_ {
+  private readonly base;
+
+  constructor(
+    private readonly plan: RenderedPlan,
+    private readonly o: ExecutorOptions,
+  ) {
+    const active = this.active();
+    this.base = { instance: plan.instance, runId: active.id, plan: plan.plan };
+  }
+
+  private active(): PlanRun {
+    const run = this.o.session.checkpoint.active;
+    if (run === undefined) throw new BatonError('ENGINE_NO_RUN', 'the checkpoint has no active run to execute');
+    return run;
+  }
+
+  private mutate(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): Promise<void> {
+    return this.o.session.update((cp) => ({
+      ...cp,
+      active: change(cp.active ?? this.active()),
+      inventory: inventory ? inventory(Inventory.of(cp.inventory)).entries : cp.inventory,
+    }));
+  }
+
+  private now(): string {
+    return isoAt(this.o.clock);
+  }
+
+  async run(resumed: boolean, warnings: string[]): Promise<Execution> {
+    await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), resumed ? 'resumed' : 'running')));
+    this.o.emit({ type: 'plan-started', ...this.base, run: this.active(), resumed, warnings });
+    const results = this.plan.strategy === 'parallel' ? await Promise.all(this.plan.phases.map((p) => this.runPhase(p))) : await this.serial(this.plan.phases, (p) => this.runPhase(p));
+    const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
+    if (failure !== undefined) {
+      await this.mutate((r) => withPlanState(r, fatal(r.state, this.now(), failure.error)));
+      const run = this.active();
+      this.o.emit({ type: 'plan-failed', ...this.base, run, error: failure.error });
+      return { outcome: 'failed', run, error: failure.error };
+    }
+    if (results.some((r) => r.kind === 'superseded')) {
+      await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), 'superseded by a newer desired state after the running step')));
+      const run = this.active();
+      this.o.emit({ type: 'plan-superseded', ...this.base, run });
+      return { outcome: 'superseded', run };
+    }
+    await this.mutate((r) => withPlanState(r, complete(r.state, this.now(), 'plan complete')));
+    const run = this.active();
+    this.o.emit({ type: 'plan-complete', ...this.base, run });
+    return { outcome: 'complete', run };
+  }
+
+  private async serial<T>(items: readonly T[], each: (item: T) => Promise<Result>): Promise<Result[]> {
+    const out: Result[] = [];
+    for (const item of items) {
+      const r = await each(item);
+      out.push(r);
+      if (r.kind !== 'complete') break;
+    }
+    return out;
+  }
+
+  private async runPhase(phase: RenderedPhase): Promise<Result> {
+    if (phaseState(this.active(), phase.name).status === 'COMPLETE') return { kind: 'complete' };
+    if (this.o.signal?.aborted === true) return { kind: 'superseded' };
+    await this.mutate((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), this.now(), 'running')));
+    this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
+    const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, s);
+    const results = phase.strategy === 'parallel' ? await Promise.all(phase.steps.map(each)) : await this.serial(phase.steps, each);
+    const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
+    if (failure !== undefined) {
+      await this.mutate((r) => withPhaseState(r, phase.name, fatal(phaseState(r, phase.name), this.now(), failure.error)));
+      this.o.emit({ type: 'phase-failed', ...this.base, phase: phase.name });
+      return failure;
+    }
+    if (results.some((r) => r.kind === 'superseded')) return { kind: 'superseded' };
+    await this.mutate((r) => withPhaseState(r, phase.name, complete(phaseState(r, phase.name), this.now(), 'phase complete')));
+    this.o.emit({ type: 'phase-complete', ...this.base, phase: phase.name });
+    return { kind: 'complete' };
+  }
+
+  private async runStep(phase: RenderedPhase, step: RenderedStep): Promise<Result> {
+    const at = { ...this.base, phase: phase.name, step: step.name };
+    const before = stepState(this.active(), phase.name, step.name);
+    if (before.status === 'COMPLETE') return { kind: 'complete' };
+    if (this.o.signal?.aborted === true) return { kind: 'superseded' };
+    // A resumed step keeps its start time, so its timeout counts across restarts.
+    const startedAt = startedAtOf(before, this.now());
+    const deadline = Date.parse(startedAt) + step.timeoutSeconds * 1000;
+    const applied = step.actions.filter((a) => a.action === 'apply').map((a) => refOf(a.object));
+    // Record the objects before touching the cluster: a crash mid-apply must not leak untracked objects.
+    await this.mutate(
+      (r) => withStepState(r, phase.name, step.name, { status: 'IN_PROGRESS', startedAt, message: `applying ${step.actions.length} objects` }),
+      (inv) => inv.with(applied, this.plan.plan),
+    );
+    let lastWait: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      this.o.emit({ type: 'step-started', ...at, objects: step.actions.length, attempt });
+      const remaining = deadline - this.o.clock.now();
+      const deadlineCtl = new AbortController();
+      void this.o.clock.sleep(Math.max(0, remaining), deadlineCtl.signal).then(
+        () => deadlineCtl.abort(new StepTimeoutError(step.name, step.timeoutSeconds, lastWait)),
+        () => undefined,
+      );
+      try {
+        if (remaining <= 0) throw new StepTimeoutError(step.name, step.timeoutSeconds, lastWait);
+        const outcome = await runBatch(step.actions, {
+          client: this.o.client,
+          hooks: this.o.hooks,
+          clock: this.o.clock,
+          signal: deadlineCtl.signal,
+          concurrency: this.o.concurrency,
+          rules: this.plan.readiness,
+          imagePullGraceSeconds: this.o.imagePullGraceSeconds,
+          onWaiting: (object, message) => {
+            lastWait = `${object}: ${message}`;
+            this.o.emit({ type: 'step-waiting', ...at, object, message });
+          },
+        });
+        deadlineCtl.abort();
+        await this.mutate(
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted`)),
+          (inv) => inv.without(outcome.deleted),
+        );
+        this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length });
+        return { kind: 'complete' };
+      } catch (err) {
+        deadlineCtl.abort();
+        const cls = classifyWith(this.o.hooks, err);
+        const error = failureInfo(err, cls.reason, cls.message);
+        const delay = cls.class === 'transient' ? this.o.hooks.retryDelayMs(cls, attempt) : undefined;
+        if (delay === undefined || this.o.clock.now() + delay >= deadline) {
+          const final = cls.class === 'transient' ? failureInfo(new StepTimeoutError(step.name, step.timeoutSeconds, `retrying ${error.message}`), 'STEP_TIMEOUT', '') : error;
+          await this.mutate((r) => withStepState(r, phase.name, step.name, fatal(stepState(r, phase.name, step.name), this.now(), final)));
+          this.o.emit({ type: 'step-failed', ...at, error: final });
+          return { kind: 'failed', error: final };
+        }
+        await this.mutate((r) => withStepState(r, phase.name, step.name, errored(stepState(r, phase.name, step.name), this.now(), error, attempt + 1)));
+        this.o.emit({ type: 'step-error', ...at, error, attempt: attempt + 1, retryInMs: delay });
+        await this.o.clock.sleep(delay);
+      }
+    }
+  }
+}
+
+function failureInfo(err: unknown, reason: string, message: string): FailureInfo {
+  if (err instanceof BatonError) {
+    const object = err.context['object'];
+    return { code: err.code, message: err.message, ...(typeof object === 'string' ? { object } : {}) };
+  }
+  return { code: reason, message: message || String(err) };
+}

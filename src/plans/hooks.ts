@@ -1,0 +1,44 @@
+/**
+ * What the engine needs from readiness gates and failure classes, as an interface so the engine never
+ * switches on kinds or status codes itself. defaults.ts wires the real gates (src/plans/gates/) and
+ * failure classes (src/plans/failure.ts); unit tests inject their own.
+ */
+import type { KubeObject } from '../kube/object.js';
+import type { ReadinessRule } from '../render/types.js';
+import { FieldConflictError, GateFailedError, StepTimeoutError } from './errors.js';
+import { CheckpointConflictError } from './checkpoint.js';
+
+export type GateVerdict =
+  | { state: 'done'; message: string }
+  | { state: 'waiting'; message: string }
+  | { state: 'failed'; message: string; reason: string };
+
+export interface GateContext {
+  rules: ReadinessRule[];
+  now: Date;
+  imagePullGraceSeconds: number;
+  /** The whole batch, so a gate can see e.g. the consumer of a WaitForFirstConsumer claim. */
+  batch: KubeObject[];
+}
+
+export interface FailureClass {
+  class: 'transient' | 'terminal';
+  reason: string;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+export interface EngineHooks {
+  gate(obj: KubeObject, ctx: GateContext): GateVerdict;
+  classify(err: unknown): FailureClass;
+  /** Backoff after `attempt` failures so far (0-based) of a transient failure; `undefined` stops retrying. */
+  retryDelayMs(failure: FailureClass, attempt: number): number | undefined;
+}
+
+/** The engine's own errors carry their class; everything else goes to the hooks' classifier. */
+export function classifyWith(hooks: EngineHooks, err: unknown): FailureClass {
+  if (err instanceof FieldConflictError || err instanceof StepTimeoutError || err instanceof GateFailedError || err instanceof CheckpointConflictError) {
+    return { class: 'terminal', reason: err.code, message: err.message };
+  }
+  return hooks.classify(err);
+}

@@ -1,0 +1,121 @@
+/**
+ * Choosing the plan: a pure function of the previous applied state (from the checkpoint) and the
+ * desired state (from the instance file and its framework). KUDO's rules, plus one-shot requests.
+ * The rules, in the order they are checked, are tabled in docs/engine.md.
+ */
+import { compareSemver } from './semver.js';
+import { changedKeys, storeValues, type StoredValues } from './values.js';
+
+export interface ParamSpec {
+  name: string;
+  /** Plan a change of this value runs; absent means `update` if defined, else `deploy`. */
+  trigger?: string;
+  immutable?: boolean;
+  sensitive?: boolean;
+}
+
+/** A manual plan request (a commit made by `baton plan trigger`, or `baton apply --plan`). */
+export interface PlanRequest {
+  id: string;
+  plan: string;
+  args: Record<string, string>;
+}
+
+export interface DesiredState {
+  frameworkVersion: string;
+  /** Hash of the framework version's files, to notice a published version being edited. */
+  frameworkHash: string;
+  /** Resolved parameter values (defaults applied). */
+  values: Readonly<Record<string, unknown>>;
+  params: readonly ParamSpec[];
+  /** Names of the plans the desired framework version defines. */
+  plans: readonly string[];
+  request?: PlanRequest;
+  /** The instance file was removed. */
+  removed?: boolean;
+}
+
+export interface PreviousState {
+  frameworkVersion: string;
+  frameworkHash: string;
+  values: StoredValues;
+  handledRequests: readonly string[];
+}
+
+export type Selection =
+  | { kind: 'run'; plan: string; reason: string; args: Record<string, string>; warnings: string[]; requestId?: string }
+  | { kind: 'remove'; cleanupPlan: string | undefined; reason: string }
+  | { kind: 'refuse'; code: RefusalCode; message: string; details: Record<string, unknown> }
+  | { kind: 'nothing'; reason: string };
+
+export type RefusalCode = 'PLAN_CONFLICT' | 'IMMUTABLE_PARAM' | 'VERSION_DOWNGRADE' | 'PLAN_UNKNOWN';
+
+/** Stored form of the desired values (sensitive ones hashed), as the checkpoint records them. */
+export function desiredStoredValues(desired: DesiredState): StoredValues {
+  const sensitive = new Set(desired.params.filter((p) => p.sensitive === true).map((p) => p.name));
+  return storeValues(desired.values, sensitive);
+}
+
+export function selectPlan(previous: PreviousState | undefined, desired: DesiredState): Selection {
+  const has = (plan: string): boolean => desired.plans.includes(plan);
+  if (desired.removed === true) {
+    return { kind: 'remove', cleanupPlan: has('cleanup') ? 'cleanup' : undefined, reason: 'instance removed' };
+  }
+  if (previous === undefined) return run(has('deploy') ? 'deploy' : undefined, 'new instance', desired);
+
+  const versionOrder = compareSemver(desired.frameworkVersion, previous.frameworkVersion);
+  if (versionOrder < 0) {
+    return refuse('VERSION_DOWNGRADE', `framework version ${desired.frameworkVersion} is lower than the applied ${previous.frameworkVersion}; downgrades are refused`, {
+      from: previous.frameworkVersion,
+      to: desired.frameworkVersion,
+    });
+  }
+  const changed = changedKeys(previous.values, desiredStoredValues(desired));
+  const immutable = changed.filter((k) => desired.params.find((p) => p.name === k)?.immutable === true);
+  if (immutable.length > 0) {
+    return refuse('IMMUTABLE_PARAM', `immutable parameter${immutable.length > 1 ? 's' : ''} ${immutable.join(', ')} cannot change after deploy`, { parameters: immutable });
+  }
+  if (versionOrder > 0) {
+    const plan = ['upgrade', 'update', 'deploy'].find(has);
+    return run(plan, `framework version ${previous.frameworkVersion} -> ${desired.frameworkVersion}`, desired);
+  }
+  if (changed.length > 0) return byTriggers(changed, desired);
+  if (desired.frameworkHash !== previous.frameworkHash) {
+    const warning = `the files of published framework version ${desired.frameworkVersion} changed; publish a new version instead`;
+    const selection = run(has('update') ? 'update' : has('deploy') ? 'deploy' : undefined, 'framework files changed', desired);
+    return selection.kind === 'run' ? { ...selection, warnings: [warning] } : selection;
+  }
+  const request = desired.request;
+  if (request !== undefined && !previous.handledRequests.includes(request.id)) {
+    const selection = run(has(request.plan) ? request.plan : undefined, `requested (${request.id})`, desired, request.plan);
+    return selection.kind === 'run' ? { ...selection, args: { ...request.args }, requestId: request.id } : selection;
+  }
+  return { kind: 'nothing', reason: 'desired state is already applied' };
+}
+
+/** Each changed parameter's trigger plan; they must agree. */
+function byTriggers(changed: string[], desired: DesiredState): Selection {
+  const fallback = desired.plans.includes('update') ? 'update' : 'deploy';
+  const planOf = new Map(changed.map((k) => [k, desired.params.find((p) => p.name === k)?.trigger ?? fallback]));
+  const plans = [...new Set(planOf.values())].sort();
+  if (plans.length > 1) {
+    const pairs = [...planOf].map(([k, p]) => `${k} -> ${p}`).join(', ');
+    return refuse('PLAN_CONFLICT', `changed parameters trigger different plans (${pairs}); change them in separate commits`, {
+      parameters: Object.fromEntries(planOf),
+      plans,
+    });
+  }
+  return run(plans[0], `values changed: ${changed.join(', ')}`, desired);
+}
+
+function run(plan: string | undefined, reason: string, desired: DesiredState, wanted = 'deploy'): Selection {
+  if (plan === undefined || !desired.plans.includes(plan)) {
+    const name = plan ?? wanted;
+    return refuse('PLAN_UNKNOWN', `plan ${name} is not defined by framework version ${desired.frameworkVersion}`, { plan: name, plans: [...desired.plans] });
+  }
+  return { kind: 'run', plan, reason, args: {}, warnings: [] };
+}
+
+function refuse(code: RefusalCode, message: string, details: Record<string, unknown>): Selection {
+  return { kind: 'refuse', code, message, details };
+}
