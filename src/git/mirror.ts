@@ -1,0 +1,161 @@
+/**
+ * The agent's own bare clone of the repository, and the only place that runs the git binary
+ * (through simple-git): init, fetch, push, log. Objects are read from and written into the same bare
+ * directory with isomorphic-git (see tree.ts, write.ts); nothing ever checks out a working tree.
+ * Every operation on one mirror runs one at a time (a promise queue), as git's own locks expect.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { simpleGit, GitError, type SimpleGit } from 'simple-git';
+import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
+import { GitPushRejectedError, GitTransportError } from './errors.js';
+
+export interface MirrorOptions {
+  /** Directory of the bare clone; kept across restarts so unpushed status commits survive. */
+  dir: string;
+  remote: RemoteSpec;
+  /** Base environment for git (default process.env); tests pass a sandbox. */
+  env?: NodeJS.ProcessEnv;
+  /** Kill a git process silent for this long (default 120 s). */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+/** Remote-tracking ref that holds the fetched tip of `branch`. */
+export const trackingRef = (branch: string): string => `refs/remotes/origin/${branch}`;
+
+const PASSED_ENV = new Set<string>([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'SSH_AUTH_SOCK',
+  'GIT_SSL_CAINFO', 'GIT_CONFIG_NOSYSTEM',
+]);
+
+export class GitMirror {
+  readonly dir: string;
+  readonly url: string;
+  private readonly git: SimpleGit;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: MirrorOptions) {
+    this.dir = options.dir;
+    this.url = normaliseRemote(options.remote.url, options.cwd ?? process.cwd());
+    if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true });
+    const base = options.env ?? process.env;
+    const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0' };
+    // Only plain process settings and the GIT_* keys Baton owns: simple-git rejects EDITOR, PAGER...
+    for (const [k, v] of Object.entries(base)) if (v !== undefined && PASSED_ENV.has(k)) env[k] = v;
+    Object.assign(env, authEnv(options.remote.auth));
+    this.git = simpleGit({
+      baseDir: this.dir,
+      timeout: { block: options.timeoutMs ?? 120_000 },
+      config: [],
+      allowEnvironment: [...GIT_ENV_ALLOWED],
+      // simple-git guards these variables because a caller could pass attacker-chosen values. Here
+      // Baton composes them itself from the operator's settings (never from repository content):
+      // GIT_CONFIG_* carries only `http.extraHeader` (keeping the token out of argv / `ps`), and
+      // GIT_SSH_COMMAND only `ssh -i KEY`. Each flag is enabled only for the auth kind that needs it.
+      unsafe: {
+        allowUnsafeConfigEnvCount: options.remote.auth.kind === 'token',
+        allowUnsafeSshCommand: options.remote.auth.kind === 'ssh',
+      },
+    }).env(env);
+  }
+
+  /** Serialises `fn` behind every earlier operation on this mirror. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Creates the bare repository when missing. Idempotent. */
+  init(): Promise<void> {
+    return this.exclusive(async () => {
+      if (existsSync(`${this.dir}/HEAD`)) return;
+      await this.raw('init', ['init', '--bare', '--quiet', '.']);
+      // isomorphic-git writes loose objects; git's auto-gc would repack under a concurrent reader.
+      await this.raw('config', ['config', 'gc.auto', '0']);
+    });
+  }
+
+  /**
+   * Fetches `branch` into its tracking ref and returns the tip, or `undefined` when the remote has no
+   * such branch (a status branch before its first push).
+   */
+  fetch(branch: string): Promise<string | undefined> {
+    return this.exclusive(async () => {
+      try {
+        await this.raw('fetch', ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]);
+      } catch (err) {
+        if (err instanceof GitTransportError && /couldn't find remote ref/i.test(err.message)) return undefined;
+        throw err;
+      }
+      return this.revParse(trackingRef(branch));
+    });
+  }
+
+  /** Pushes `sha` to `branch` without force; a moved remote branch throws GitPushRejectedError. */
+  push(sha: string, branch: string): Promise<void> {
+    return this.exclusive(async () => {
+      try {
+        await this.raw('push', ['push', '--quiet', this.url, `${sha}:refs/heads/${branch}`]);
+      } catch (err) {
+        const text = err instanceof Error ? err.message : String(err);
+        if (/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)|failed to update ref/i.test(text)) {
+          throw new GitPushRejectedError(branch, firstLine(text));
+        }
+        throw err;
+      }
+      await this.git.raw(['update-ref', trackingRef(branch), sha]);
+    });
+  }
+
+  /** Resolves a ref to a commit id, `undefined` when it does not exist. */
+  async revParse(ref: string): Promise<string | undefined> {
+    try {
+      const out = await this.git.raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+      return out.trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Points a local ref at `sha` (or deletes it when `sha` is undefined). */
+  setRef(ref: string, sha: string | undefined): Promise<void> {
+    return this.exclusive(async () => {
+      await this.git.raw(sha === undefined ? ['update-ref', '-d', ref] : ['update-ref', ref, sha]);
+    });
+  }
+
+  /** True when `ancestor` is reachable from `descendant`. */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return this.exclusive(async () => {
+      try {
+        await this.git.raw(['merge-base', '--is-ancestor', ancestor, descendant]);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** Runs a read-only git command (log, rev-list) in the mirror; arguments are fixed arrays. */
+  read(args: string[]): Promise<string> {
+    return this.exclusive(() => this.raw(args[0] ?? 'git', args));
+  }
+
+  private async raw(operation: string, args: string[]): Promise<string> {
+    try {
+      return await this.git.raw(args);
+    } catch (err) {
+      const message = err instanceof GitError || err instanceof Error ? err.message : String(err);
+      throw new GitTransportError(operation, redactUrl(firstLines(message)), { url: redactUrl(this.url) }, err);
+    }
+  }
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}
+
+function firstLines(text: string): string {
+  return text.trim().split('\n').slice(0, 4).join(' | ');
+}
