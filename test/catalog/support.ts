@@ -1,0 +1,133 @@
+/**
+ * Shared fixtures of the catalog specifications: the catalog read as a repository (the Baton repository
+ * root has `frameworks/` at the top, like a user's repository), the repo-template, and helpers that
+ * render a plan and pick objects out of the RenderedPlan value.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DirectoryTree,
+  loadFramework,
+  renderPlan,
+  resolveParams,
+  type Framework,
+  type Problem,
+  type RenderedPlan,
+  type Renderer,
+} from '../../src/render/index.js';
+import { isRecord, type KubeObject } from '../../src/kube/object.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CATALOG_DIR = path.join(ROOT, 'frameworks');
+export const TEMPLATE_DIR = path.join(ROOT, 'repo-template');
+export const catalogTree = new DirectoryTree(ROOT);
+export const templateTree = new DirectoryTree(TEMPLATE_DIR);
+
+export interface CatalogVersion {
+  name: string;
+  version: string;
+  /** `zookeeper 1.0.0`, for test names. */
+  label: string;
+}
+
+/** Every `frameworks/<name>/<version>` of the catalog, sorted. */
+export function catalogVersions(): CatalogVersion[] {
+  const dirs = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return dirs(CATALOG_DIR).flatMap((name) => dirs(path.join(CATALOG_DIR, name)).map((version) => ({ name, version, label: `${name} ${version}` })));
+}
+
+export async function loadCatalogFramework(v: CatalogVersion): Promise<Framework> {
+  const loaded = await loadFramework(catalogTree, v.name, v.version);
+  if (!loaded.ok) throw new Error(`${v.label} does not load:\n${formatProblems(loaded.problems)}`);
+  return loaded.value;
+}
+
+export interface RenderRequest {
+  framework: Framework;
+  plan: string;
+  values?: Record<string, unknown>;
+  args?: Record<string, string>;
+  instance?: { name: string; namespace: string };
+}
+
+export type Rendered = { ok: true; plan: RenderedPlan; problems: Problem[] } | { ok: false; problems: Problem[] };
+
+/** Resolves the values (defaults when none) and renders one plan for instance `demo` in `catalog`. */
+export async function render(renderer: Renderer, req: RenderRequest): Promise<Rendered> {
+  const resolved = resolveParams(req.framework.params, req.values ?? {});
+  if (resolved.problems.some((p) => p.severity === 'error')) return { ok: false, problems: resolved.problems };
+  return renderPlan({
+    framework: req.framework,
+    instance: req.instance ?? { name: 'demo', namespace: 'catalog' },
+    params: resolved.values,
+    sensitiveValues: resolved.sensitiveValues,
+    plan: req.plan,
+    ...(req.args ? { args: req.args } : {}),
+    renderer,
+  });
+}
+
+/** Renders and fails the test with the problems when rendering does not succeed. */
+export async function renderOk(renderer: Renderer, req: RenderRequest): Promise<RenderedPlan> {
+  const result = await render(renderer, req);
+  if (!result.ok) throw new Error(`${req.framework.name} ${req.framework.version} plan ${req.plan} does not render:\n${formatProblems(result.problems)}`);
+  return result.plan;
+}
+
+export function formatProblems(problems: readonly Problem[]): string {
+  return problems.map((p) => `${p.severity} ${p.code} ${p.file}:${p.line} ${p.message}`).join('\n');
+}
+
+/** Every action of a plan in order, with where it runs. */
+export function actionsOf(plan: RenderedPlan): { phase: string; step: string; action: 'apply' | 'delete'; object: KubeObject }[] {
+  return plan.phases.flatMap((phase) =>
+    phase.steps.flatMap((step) => step.actions.map((a) => ({ phase: phase.name, step: step.name, action: a.action, object: a.object }))),
+  );
+}
+
+export function objectsOf(plan: RenderedPlan, kind?: string): KubeObject[] {
+  return actionsOf(plan)
+    .filter((a) => a.action === 'apply' && (kind === undefined || a.object.kind === kind))
+    .map((a) => a.object);
+}
+
+/** `Kind/name`, for readable expectations. */
+export function ids(objects: readonly KubeObject[]): string[] {
+  return objects.map((o) => `${o.kind}/${o.metadata.name ?? ''}`);
+}
+
+export interface PodTemplate {
+  owner: KubeObject;
+  labels: Record<string, string>;
+  spec: Record<string, unknown>;
+}
+
+/** The pod templates of StatefulSets, Deployments and Jobs of a plan. */
+export function podTemplates(plan: RenderedPlan): PodTemplate[] {
+  return objectsOf(plan).flatMap((owner) => {
+    const template = at(owner, ['spec', 'template']);
+    if (!isRecord(template)) return [];
+    const labels = at(template, ['metadata', 'labels']);
+    const spec = at(template, ['spec']);
+    return [{ owner, labels: isRecord(labels) ? (labels as Record<string, string>) : {}, spec: isRecord(spec) ? spec : {} }];
+  });
+}
+
+export function containersOf(spec: Record<string, unknown>): Record<string, unknown>[] {
+  const all = [...asArray(spec.initContainers), ...asArray(spec.containers)];
+  return all.filter(isRecord);
+}
+
+export function at(value: unknown, keys: readonly string[]): unknown {
+  let cur = value;
+  for (const k of keys) {
+    if (!isRecord(cur)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
