@@ -1,0 +1,241 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from '../../src/plans/checkpoint.js';
+import type { EngineEvent } from '../../src/plans/events.js';
+import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/plans/reconcile.js';
+import type { RenderedPlan } from '../../src/render/types.js';
+import { apiError, FakeKube } from './fake-client.js';
+import { apply, autoReady, cm, desired, INSTANCE, obj, plan, remove, step, testHooks } from './fixtures.js';
+
+interface Harness {
+  kube: FakeKube;
+  store: MemoryCheckpointStore;
+  events: EngineEvent[];
+  run(plans: Record<string, RenderedPlan>, over?: Partial<ReconcileOptions>): Promise<ReconcileResult>;
+}
+
+function harness(): Harness {
+  const kube = new FakeKube();
+  const store = new MemoryCheckpointStore();
+  const events: EngineEvent[] = [];
+  return {
+    kube,
+    store,
+    events,
+    run: (plans, over = {}) =>
+      reconcile({
+        client: kube,
+        store,
+        hooks: testHooks,
+        instance: INSTANCE,
+        framework: 'redis',
+        desired: desired({ plans: Object.keys(plans) }),
+        render: async (name) => {
+          const p = plans[name];
+          if (!p) throw new Error(`no plan ${name}`);
+          return p;
+        },
+        onEvent: (e) => events.push(e),
+        ...over,
+      }),
+  };
+}
+
+const types = (events: EngineEvent[]): string[] => events.filter((e) => e.type !== 'checkpoint' && e.type !== 'step-waiting').map((e) => ('step' in e ? `${e.type}:${e.step}` : 'phase' in e ? `${e.type}:${e.phase}` : e.type));
+const outcome = (r: ReconcileResult): string => (r.kind === 'ran' ? r.execution.outcome : r.kind);
+
+const twoSteps = plan('deploy', [{ name: 'main', steps: [step('config', [apply(cm('a'))]), step('servers', [apply(obj('apps/v1', 'Deployment', 'web'))])] }]);
+
+let h: Harness;
+afterEach(() => {
+  h.kube.onWrite = () => undefined;
+});
+
+describe('the plan engine against an in-memory API', () => {
+  it('GIVEN a new instance WHEN reconciled THEN deploy runs its steps in order and records COMPLETE', async () => {
+    h = harness();
+    autoReady(h.kube);
+    const result = await h.run({ deploy: twoSteps });
+    expect(outcome(result)).toBe('complete');
+    expect(types(h.events)).toEqual(['plan-started', 'phase-started:main', 'step-started:config', 'step-complete:config', 'step-started:servers', 'step-complete:servers', 'phase-complete:main', 'plan-complete']);
+    const cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.active?.state.status).toBe('COMPLETE');
+    expect(cp?.active?.phases[0]?.steps.map((s) => s.state.status)).toEqual(['COMPLETE', 'COMPLETE']);
+    expect(cp?.inventory.map((e) => `${e.kind}/${e.name}`).sort()).toEqual(['ConfigMap/a', 'Deployment/web']);
+    expect(cp?.applied?.frameworkVersion).toBe('1.0.0');
+  });
+
+  it('creates the instance namespace when it does not exist', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run({ deploy: twoSteps });
+    expect(await h.kube.get({ apiVersion: 'v1', kind: 'Namespace', name: INSTANCE.namespace })).toBeDefined();
+  });
+
+  it('GIVEN the desired state is already applied WHEN reconciled again THEN nothing runs', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run({ deploy: twoSteps });
+    const applies = h.kube.count('apply');
+    expect(outcome(await h.run({ deploy: twoSteps }))).toBe('nothing');
+    expect(h.kube.count('apply')).toBe(applies);
+  });
+
+  it('waits at the readiness gate: the next step starts only after the batch is ready', async () => {
+    h = harness();
+    autoReady(h.kube, 150);
+    const started = Date.now();
+    await h.run({ deploy: twoSteps });
+    const order = h.kube.calls.filter((c) => c.verb === 'apply').map((c) => c.key);
+    expect(order).toEqual(['v1/ConfigMap/shop/a', 'apps/v1/Deployment/shop/web']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(h.events.some((e) => e.type === 'step-waiting' && e.object === 'ConfigMap shop/a' && e.message.includes('not ready'))).toBe(true);
+  });
+
+  it('applies Namespaces and CRDs first and waits for the CRD before its custom resources', async () => {
+    h = harness();
+    autoReady(h.kube, 50);
+    const crd = obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'widgets.example.com', false);
+    const widget = obj('example.com/v1', 'Widget', 'w1');
+    const ns = obj('v1', 'Namespace', 'extra', false);
+    let crdReadyWhenWidgetApplied: boolean | undefined;
+    const original = h.kube.apply.bind(h.kube);
+    h.kube.apply = async (o, opts) => {
+      if (o.kind === 'Widget') crdReadyWhenWidgetApplied = (await h.kube.get({ apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name! }))?.['status'] !== undefined;
+      return original(o, opts);
+    };
+    await h.run({ deploy: plan('deploy', [{ name: 'p', steps: [step('s', [apply(widget), apply(cm('c')), apply(crd), apply(ns)])] }]) });
+    const kinds = h.kube.calls.filter((c) => c.verb === 'apply').map((c) => c.key.split('/').at(-2) === 'shop' ? c.key.split('/').at(-3) : c.key.split('/').at(-2));
+    expect(kinds.slice(0, 2).sort()).toEqual(['CustomResourceDefinition', 'Namespace']);
+    expect(crdReadyWhenWidgetApplied).toBe(true);
+  });
+
+  it('runs the steps of a parallel phase concurrently', async () => {
+    h = harness();
+    autoReady(h.kube, 100);
+    const p = plan('deploy', [{ name: 'p', strategy: 'parallel', steps: [step('one', [apply(cm('one'))]), step('two', [apply(cm('two'))]), step('three', [apply(cm('three'))])] }]);
+    const started = Date.now();
+    await h.run({ deploy: p });
+    const seq = types(h.events).filter((t) => t.startsWith('step-'));
+    expect(seq.slice(0, 3).every((t) => t.startsWith('step-started'))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(280);
+  });
+
+  it('runs the phases of a parallel plan concurrently', async () => {
+    h = harness();
+    autoReady(h.kube, 100);
+    const p = plan('deploy', [{ name: 'a', steps: [step('one', [apply(cm('one'))])] }, { name: 'b', steps: [step('two', [apply(cm('two'))])] }], 'parallel');
+    await h.run({ deploy: p });
+    expect(types(h.events).slice(1, 3)).toEqual(['phase-started:a', 'phase-started:b']);
+  });
+
+  it('GIVEN a gate that fails (a failed Job) THEN the step and plan end FATAL_ERROR and nothing after it runs', async () => {
+    h = harness();
+    h.kube.onWrite = (o, k) => {
+      setTimeout(() => k.setStatus({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name!, namespace: 'shop' }, o.kind === 'Job' ? { failed: 'BackoffLimitExceeded: Job has reached the specified backoff limit' } : { ready: true }), 5);
+    };
+    const p = plan('deploy', [{ name: 'main', steps: [step('migrate', [apply(obj('batch/v1', 'Job', 'migrate'))]), step('after', [apply(cm('after'))])] }]);
+    const result = await h.run({ deploy: p });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error).toMatchObject({ code: 'GATE_FAILED', object: 'Job shop/migrate' });
+    expect(h.kube.count('apply', 'after')).toBe(0);
+    const cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.active?.state.status).toBe('FATAL_ERROR');
+    expect(cp?.active?.phases[0]?.steps.map((s) => s.state.status)).toEqual(['FATAL_ERROR', 'PENDING']);
+    // AND the plan stays stopped until the desired state changes
+    expect(outcome(await h.run({ deploy: p }))).toBe('nothing');
+  });
+
+  it.each([
+    ['a 429 with Retry-After', () => apiError(429, 'TooManyRequests', 'slow down')],
+    ['a 500', () => apiError(500, 'InternalError', 'boom')],
+    ['a connection reset', () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
+  ])('retries %s on apply until it succeeds (step ERROR, then COMPLETE)', async (_name, makeError) => {
+    h = harness();
+    autoReady(h.kube);
+    let failures = 2;
+    h.kube.fault = (verb) => (verb === 'apply' && failures-- > 0 ? makeError() : undefined);
+    const result = await h.run({ deploy: twoSteps });
+    expect(outcome(result)).toBe('complete');
+    expect(h.events.filter((e) => e.type === 'step-error').map((e) => e.type === 'step-error' && e.attempt)).toEqual([1, 2]);
+  });
+
+  it('reports a field conflict with the manager that owns the field, and does not force silently', async () => {
+    h = harness();
+    autoReady(h.kube);
+    h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
+    const result = await h.run({ deploy: twoSteps });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toMatch(/\.spec\.replicas owned by "kubectl-edit".*force: true/);
+  });
+
+  it('takes ownership when the task says force: true', async () => {
+    h = harness();
+    autoReady(h.kube);
+    h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
+    const p = plan('deploy', [{ name: 'main', steps: [step('servers', [apply(obj('apps/v1', 'Deployment', 'web'), true)])] }]);
+    expect(outcome(await h.run({ deploy: p }))).toBe('complete');
+  });
+
+  it('ends a step that never becomes ready at its timeout with FATAL_ERROR naming the object it waited on', async () => {
+    h = harness();
+    const p = plan('deploy', [{ name: 'main', steps: [step('stuck', [apply(cm('never'))], 1)] }]);
+    const result = await h.run({ deploy: p });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error).toMatchObject({ code: 'STEP_TIMEOUT' });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toContain('ConfigMap shop/never: not ready yet');
+  });
+
+  it('GIVEN a plan whose first step completed WHEN a second process takes over THEN it resumes without re-applying that step and the first can no longer write', async () => {
+    h = harness();
+    // GIVEN a first process that dies while the second step waits
+    h.kube.onWrite = (o, k) => {
+      if (o.kind === 'ConfigMap') setTimeout(() => k.setStatus({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata.name!, namespace: 'shop' }, { ready: true }), 5);
+    };
+    const supersede = new AbortController();
+    const first = h.run({ deploy: twoSteps }, { signal: supersede.signal });
+    await until(() => h.events.some((e) => e.type === 'step-waiting' && e.step === 'servers'));
+    const saved = await h.store.load(INSTANCE);
+    expect(saved?.checkpoint.active?.phases[0]?.steps.map((s) => s.state.status)).toEqual(['COMPLETE', 'IN_PROGRESS']);
+    // WHEN a second process starts with the same desired state
+    const applied = h.kube.count('apply', 'a');
+    autoReady(h.kube);
+    h.kube.setStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, { ready: true });
+    const second = await h.run({ deploy: twoSteps });
+    // THEN it resumes the running plan and never re-applies the completed step
+    expect(second.kind === 'ran' && second.resumed).toBe(true);
+    expect(outcome(second)).toBe('complete');
+    expect(h.kube.count('apply', 'a')).toBe(applied);
+    // AND the first process, still alive, cannot advance the checkpoint any more
+    await expect(first).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+  });
+
+  it('stops after the running step when superseded', async () => {
+    h = harness();
+    autoReady(h.kube, 50);
+    const supersede = new AbortController();
+    const running = h.run({ deploy: twoSteps }, { signal: supersede.signal });
+    await until(() => h.events.some((e) => e.type === 'step-started' && e.step === 'config'));
+    supersede.abort();
+    const result = await running;
+    expect(outcome(result)).toBe('superseded');
+    expect(h.kube.count('apply', 'web')).toBe(0);
+    expect(types(h.events)).toContain('step-complete:config');
+  });
+
+  it('deletes objects of a Delete task and waits until they are gone before applying the rest', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run({ deploy: plan('deploy', [{ name: 'p', steps: [step('s', [apply(obj('batch/v1', 'Job', 'backup'))])] }]) });
+    const job = obj('batch/v1', 'Job', 'backup');
+    const backup = plan('backup', [{ name: 'p', steps: [step('run', [remove(job), apply(job)])] }]);
+    const result = await h.run({ deploy: backup, backup }, { desired: desired({ plans: ['deploy', 'backup'], request: { id: 'r1', plan: 'backup', args: {} } }) });
+    expect(outcome(result)).toBe('complete');
+    const verbs = h.kube.calls.filter((c) => c.key.endsWith('Job/shop/backup') && (c.verb === 'delete' || c.verb === 'apply')).map((c) => c.verb);
+    expect(verbs).toEqual(['apply', 'delete', 'apply']);
+  });
+});
+
+async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
