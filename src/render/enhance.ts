@@ -1,0 +1,154 @@
+/**
+ * Enhancement of rendered objects: standard labels (also on pod templates), annotations for framework
+ * version and plan/phase/step, the instance namespace on namespaced kinds, and on pod templates a hash of
+ * the ConfigMaps and Secrets they use, so a config change rolls the pods (as KUDO did).
+ */
+import { createHash } from 'node:crypto';
+import { isRecord, type KubeObject } from '../kube/object.js';
+import { isClusterScoped } from './kinds.js';
+import {
+  ANNOTATION_CONFIG_HASH,
+  ANNOTATION_FRAMEWORK_VERSION,
+  ANNOTATION_PHASE,
+  ANNOTATION_PLAN,
+  ANNOTATION_STEP,
+} from './labels.js';
+
+export interface EnhanceContext {
+  namespace: string;
+  frameworkVersion: string;
+  plan: string;
+  phase: string;
+  step: string;
+  labels: Record<string, string>;
+}
+
+/** The pod template of a workload kind, or undefined. CronJob's lives under its job template. */
+export function podTemplateOf(obj: KubeObject): Record<string, unknown> | undefined {
+  const spec = obj.spec;
+  if (!isRecord(spec)) return undefined;
+  switch (obj.kind) {
+    case 'Deployment':
+    case 'StatefulSet':
+    case 'DaemonSet':
+    case 'ReplicaSet':
+    case 'ReplicationController':
+    case 'Job':
+      return isRecord(spec.template) ? spec.template : undefined;
+    case 'CronJob': {
+      const jt = spec.jobTemplate;
+      const jobSpec = isRecord(jt) ? jt.spec : undefined;
+      return isRecord(jobSpec) && isRecord(jobSpec.template) ? jobSpec.template : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function stringMap(holder: Record<string, unknown>, key: 'labels' | 'annotations'): Record<string, string> {
+  const current = holder[key];
+  const map: Record<string, string> = {};
+  if (isRecord(current)) for (const [k, v] of Object.entries(current)) map[k] = typeof v === 'string' ? v : String(v);
+  holder[key] = map;
+  return map;
+}
+
+function metadataOf(holder: Record<string, unknown>): Record<string, unknown> {
+  if (!isRecord(holder.metadata)) holder.metadata = {};
+  return holder.metadata as Record<string, unknown>;
+}
+
+/** Adds labels, annotations and namespace in place. */
+export function enhanceObject(obj: KubeObject, ctx: EnhanceContext): void {
+  Object.assign(stringMap(obj.metadata, 'labels'), ctx.labels);
+  Object.assign(stringMap(obj.metadata, 'annotations'), {
+    [ANNOTATION_FRAMEWORK_VERSION]: ctx.frameworkVersion,
+    [ANNOTATION_PLAN]: ctx.plan,
+    [ANNOTATION_PHASE]: ctx.phase,
+    [ANNOTATION_STEP]: ctx.step,
+  });
+  if (!isClusterScoped(obj.kind)) obj.metadata.namespace = ctx.namespace;
+  const pod = podTemplateOf(obj);
+  if (pod) Object.assign(stringMap(metadataOf(pod), 'labels'), ctx.labels);
+  if (obj.kind === 'CronJob' && isRecord(obj.spec) && isRecord(obj.spec.jobTemplate)) {
+    Object.assign(stringMap(metadataOf(obj.spec.jobTemplate), 'labels'), ctx.labels);
+  }
+}
+
+/** Names of the ConfigMaps and Secrets a pod spec mounts or references (volumes, envFrom, env). */
+export function configRefs(podSpec: unknown): { configMaps: Set<string>; secrets: Set<string> } {
+  const configMaps = new Set<string>();
+  const secrets = new Set<string>();
+  if (!isRecord(podSpec)) return { configMaps, secrets };
+  const nameOf = (v: unknown, key = 'name'): string | undefined => (isRecord(v) && typeof v[key] === 'string' ? v[key] : undefined);
+  const add = (set: Set<string>, name: string | undefined): void => void (name !== undefined && set.add(name));
+  for (const vol of Array.isArray(podSpec.volumes) ? podSpec.volumes : []) {
+    if (!isRecord(vol)) continue;
+    add(configMaps, nameOf(vol.configMap));
+    add(secrets, nameOf(vol.secret, 'secretName'));
+    const sources = isRecord(vol.projected) && Array.isArray(vol.projected.sources) ? vol.projected.sources : [];
+    for (const s of sources) {
+      if (!isRecord(s)) continue;
+      add(configMaps, nameOf(s.configMap));
+      add(secrets, nameOf(s.secret));
+    }
+  }
+  const containers = [podSpec.containers, podSpec.initContainers].flatMap((c): unknown[] => (Array.isArray(c) ? (c as unknown[]) : []));
+  for (const c of containers) {
+    if (!isRecord(c)) continue;
+    for (const from of Array.isArray(c.envFrom) ? c.envFrom : []) {
+      if (!isRecord(from)) continue;
+      add(configMaps, nameOf(from.configMapRef));
+      add(secrets, nameOf(from.secretRef));
+    }
+    for (const env of Array.isArray(c.env) ? c.env : []) {
+      const vf = isRecord(env) && isRecord(env.valueFrom) ? env.valueFrom : undefined;
+      if (!vf) continue;
+      add(configMaps, nameOf(vf.configMapKeyRef));
+      add(secrets, nameOf(vf.secretKeyRef));
+    }
+  }
+  return { configMaps, secrets };
+}
+
+/** JSON with sorted keys: the same value always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Sets `baton.dev/config-hash` on the pod templates of `objects`, hashing the data of the ConfigMaps and
+ * Secrets (from the same plan render) each one uses. Pod templates that use none found get no hash.
+ */
+export function addConfigHashes(objects: readonly KubeObject[]): void {
+  const data = new Map<string, string>();
+  for (const o of objects) {
+    if (o.kind !== 'ConfigMap' && o.kind !== 'Secret') continue;
+    const content = { data: o.data ?? null, stringData: o.stringData ?? null, binaryData: o.binaryData ?? null };
+    data.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, canonicalJson(content));
+  }
+  if (data.size === 0) return;
+  for (const o of objects) {
+    const pod = podTemplateOf(o);
+    if (!pod) continue;
+    const refs = configRefs(pod.spec);
+    const ns = o.metadata.namespace ?? '';
+    const parts: string[] = [];
+    for (const [kind, names] of [['ConfigMap', refs.configMaps], ['Secret', refs.secrets]] as const) {
+      for (const name of [...names].sort()) {
+        const content = data.get(`${kind}/${ns}/${name}`);
+        if (content !== undefined) parts.push(`${kind}/${name}=${content}`);
+      }
+    }
+    if (parts.length === 0) continue;
+    const hash = createHash('sha256').update(parts.join('\n')).digest('hex');
+    stringMap(metadataOf(pod), 'annotations')[ANNOTATION_CONFIG_HASH] = hash;
+  }
+}

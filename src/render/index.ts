@@ -1,0 +1,35 @@
+/**
+ * The public surface of the renderer: load a repository through a FileTree, resolve parameters, render a
+ * plan into the RenderedPlan value, validate, format problems, mask sensitive values. Everything else in
+ * src/render/ is internal.
+ */
+export type { FileTree, TreeEntry } from './tree.js';
+export { DirectoryTree, MemoryTree, readText } from './tree.js';
+export type { Problem, Severity } from './problems.js';
+export { RenderProblemsError, hasErrors, sortProblems } from './problems.js';
+export type { Framework, Instance, Loaded, RepositorySettings, TemplateFile } from './model.js';
+export {
+  DEFAULT_STEP_TIMEOUT_SECONDS,
+  frameworkDir,
+  instancePathParts,
+  listFrameworks,
+  listInstances,
+  loadFramework,
+  loadInstance,
+  loadSettings,
+} from './repository.js';
+export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, ScheduleDecl, TaskDecl } from './schemas.js';
+export { API_VERSION } from './schemas.js';
+export type { ParamValues, ResolvedParams } from './params.js';
+export { isRequired, resolveParams } from './params.js';
+export type { RenderPlanInput, RenderResult } from './plan.js';
+export { NAMESPACE_TASK, renderPlan } from './plan.js';
+export type { InstanceRenderResult, RenderInstanceOptions } from './instance-render.js';
+export { loadInstanceFramework, renderInstancePlan } from './instance-render.js';
+export type { RendererOptions } from './sandbox/renderer.js';
+export { Renderer } from './sandbox/renderer.js';
+export { MASK, maskSensitive } from './mask.js';
+export { isClusterScoped, kindRank, orderBatch } from './kinds.js';
+export * from './labels.js';
+export { compareSemver, isDnsLabel, isSemver, latestVersion, parseDuration } from './versions.js';
+export type { BatchAction, ReadinessRule, RenderedPhase, RenderedPlan, RenderedStep, Strategy } from './types.js';

@@ -1,0 +1,61 @@
+/**
+ * The one-call entry point for "render plan P of the instance in file F of this repository", used by
+ * `baton render`, the agent and previews: loads settings, the instance and its framework version,
+ * resolves the values and renders the plan.
+ */
+import type { Framework, Instance, Loaded, RepositorySettings } from './model.js';
+import { resolveParams } from './params.js';
+import { renderPlan, type RenderResult } from './plan.js';
+import { hasErrors, problem, type Problem } from './problems.js';
+import { loadFramework, loadInstance, loadSettings } from './repository.js';
+import type { Renderer } from './sandbox/renderer.js';
+import type { FileTree } from './tree.js';
+
+export interface RenderInstanceOptions {
+  /** Default `deploy`. */
+  plan?: string;
+  args?: Record<string, string>;
+  renderer: Renderer;
+}
+
+export type InstanceRenderResult =
+  | { ok: true; plan: import('./types.js').RenderedPlan; problems: Problem[]; sensitiveValues: string[] }
+  | { ok: false; problems: Problem[]; sensitiveValues: string[] };
+
+/** Loads the framework version an instance points at, with located problems when it does not exist. */
+export async function loadInstanceFramework(tree: FileTree, instance: Instance): Promise<Loaded<Framework>> {
+  const { framework, version } = instance.decl;
+  const src = instance.source;
+  const versions = (await tree.list(`frameworks/${framework}`)).filter((e) => e.type === 'dir').map((e) => e.name);
+  if (versions.length === 0) {
+    return { ok: false, problems: [problem({ code: 'INSTANCE_FRAMEWORK_UNKNOWN', file: instance.file, path: ['framework'], ...src.locate(['framework']), message: `framework "${framework}" does not exist under frameworks/` })] };
+  }
+  if (!versions.includes(version)) {
+    return { ok: false, problems: [problem({ code: 'INSTANCE_VERSION_UNKNOWN', file: instance.file, path: ['version'], ...src.locate(['version']), message: `framework ${framework} has no version ${version} (available: ${versions.join(', ')})` })] };
+  }
+  return loadFramework(tree, framework, version);
+}
+
+export async function renderInstancePlan(tree: FileTree, instanceFile: string, options: RenderInstanceOptions): Promise<InstanceRenderResult> {
+  const settings: Loaded<RepositorySettings> = await loadSettings(tree);
+  if (!settings.ok) return { ok: false, problems: settings.problems, sensitiveValues: [] };
+  const inst = await loadInstance(tree, instanceFile);
+  if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [] };
+  const fw = await loadInstanceFramework(tree, inst.value);
+  if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [] };
+  const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  const warnings = [...settings.problems, ...inst.problems, ...fw.problems];
+  if (hasErrors(resolved.problems)) return { ok: false, problems: [...warnings, ...resolved.problems], sensitiveValues: resolved.sensitiveValues };
+  const result: RenderResult = await renderPlan({
+    framework: fw.value,
+    instance: { name: inst.value.name, namespace: inst.value.namespace },
+    params: resolved.values,
+    sensitiveValues: resolved.sensitiveValues,
+    plan: options.plan ?? 'deploy',
+    ...(options.args ? { args: options.args } : {}),
+    stepTimeoutSeconds: settings.value.stepTimeoutSeconds,
+    renderer: options.renderer,
+  });
+  const problems = [...warnings, ...resolved.problems, ...result.problems];
+  return result.ok ? { ok: true, plan: result.plan, problems, sensitiveValues: resolved.sensitiveValues } : { ok: false, problems, sensitiveValues: resolved.sensitiveValues };
+}

@@ -1,0 +1,126 @@
+/**
+ * Loads a GitOps repository through a FileTree: baton.yaml, frameworks/<name>/<version>/ and
+ * instances/<namespace>/<instance>.yaml. Loading is lazy: reading one instance reads only its framework.
+ */
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import type { Framework, Instance, Loaded, RepositorySettings, TemplateFile } from './model.js';
+import { hasErrors, problem, type Problem } from './problems.js';
+import { frameworkSchema, instanceSchema, paramsFileSchema, repositorySchema } from './schemas.js';
+import { parseYamlFile, schemaProblems, type ParsedYaml } from './source.js';
+import { normalizeTreePath, readText, type FileTree } from './tree.js';
+import { isDnsLabel, parseDuration } from './versions.js';
+
+export const DEFAULT_STEP_TIMEOUT_SECONDS = 600;
+
+async function parseWith<S extends z.ZodType>(
+  tree: FileTree,
+  file: string,
+  schema: S,
+  required: boolean,
+): Promise<{ parsed: ParsedYaml | undefined; value: z.output<S> | undefined; problems: Problem[] }> {
+  const text = await readText(tree, file);
+  if (text === undefined) {
+    return { parsed: undefined, value: undefined, problems: required ? [problem({ code: 'FILE_MISSING', file, message: `${file} does not exist` })] : [] };
+  }
+  const parsed = parseYamlFile(file, text);
+  if (hasErrors(parsed.problems)) return { parsed, value: undefined, problems: parsed.problems };
+  // An empty file is an empty document: let the schema say what is missing.
+  const result = schema.safeParse(parsed.value === null || parsed.value === undefined ? (schema === (paramsFileSchema as unknown) ? [] : {}) : parsed.value);
+  if (!result.success) return { parsed, value: undefined, problems: [...parsed.problems, ...schemaProblems(parsed, result.error.issues)] };
+  return { parsed, value: result.data, problems: parsed.problems };
+}
+
+export async function loadSettings(tree: FileTree): Promise<Loaded<RepositorySettings>> {
+  const { value, problems } = await parseWith(tree, 'baton.yaml', repositorySchema, false);
+  if (hasErrors(problems)) return { ok: false, problems };
+  const decl = value ?? {};
+  const timeout = decl.defaults?.stepTimeout;
+  return { ok: true, value: { decl, stepTimeoutSeconds: (timeout && parseDuration(timeout)) || DEFAULT_STEP_TIMEOUT_SECONDS }, problems };
+}
+
+export function frameworkDir(name: string, version: string): string {
+  return `frameworks/${name}/${version}`;
+}
+
+/** All `{name, version}` pairs under frameworks/, sorted. */
+export async function listFrameworks(tree: FileTree): Promise<{ name: string; version: string }[]> {
+  const out: { name: string; version: string }[] = [];
+  for (const fw of await tree.list('frameworks')) {
+    if (fw.type !== 'dir') continue;
+    for (const v of await tree.list(`frameworks/${fw.name}`)) if (v.type === 'dir') out.push({ name: fw.name, version: v.name });
+  }
+  return out;
+}
+
+/** All instance files, `instances/<namespace>/<name>.yaml`, sorted. */
+export async function listInstances(tree: FileTree): Promise<string[]> {
+  const out: string[] = [];
+  for (const ns of await tree.list('instances')) {
+    if (ns.type !== 'dir') continue;
+    for (const f of await tree.list(`instances/${ns.name}`)) {
+      if (f.type === 'file' && /\.ya?ml$/.test(f.name)) out.push(`instances/${ns.name}/${f.name}`);
+    }
+  }
+  return out;
+}
+
+async function loadTemplates(tree: FileTree, dir: string, prefix = ''): Promise<Map<string, TemplateFile>> {
+  const templates = new Map<string, TemplateFile>();
+  for (const entry of await tree.list(dir)) {
+    const name = `${prefix}${entry.name}`;
+    if (entry.type === 'dir') {
+      for (const [k, v] of await loadTemplates(tree, `${dir}/${entry.name}`, `${name}/`)) templates.set(k, v);
+      continue;
+    }
+    const file = `${dir}/${entry.name}`;
+    const text = (await readText(tree, file)) ?? '';
+    const id = (await tree.id?.(file)) ?? createHash('sha1').update(text).digest('hex');
+    templates.set(name, { name, file, text, id });
+  }
+  return templates;
+}
+
+export async function loadFramework(tree: FileTree, name: string, version: string): Promise<Loaded<Framework>> {
+  const dir = frameworkDir(name, version);
+  const fw = await parseWith(tree, `${dir}/framework.yaml`, frameworkSchema, true);
+  const params = await parseWith(tree, `${dir}/params.yaml`, paramsFileSchema, false);
+  const problems = [...fw.problems, ...params.problems];
+  if (!fw.value || !fw.parsed || hasErrors(problems)) return { ok: false, problems };
+  const source = fw.parsed;
+  if (fw.value.name !== name) {
+    problems.push(problem({ code: 'FRAMEWORK_NAME_MISMATCH', file: source.file, path: ['name'], ...source.locate(['name']), message: `name "${fw.value.name}" does not match its folder frameworks/${name}` }));
+  }
+  if (fw.value.version !== version) {
+    problems.push(problem({ code: 'FRAMEWORK_VERSION_MISMATCH', file: source.file, path: ['version'], ...source.locate(['version']), message: `version "${fw.value.version}" does not match its folder ${dir}` }));
+  }
+  const templates = await loadTemplates(tree, `${dir}/templates`);
+  if (hasErrors(problems)) return { ok: false, problems };
+  return {
+    ok: true,
+    value: { name, version, dir, decl: fw.value, params: params.value ?? [], templates, frameworkSource: source, paramsSource: params.parsed },
+    problems,
+  };
+}
+
+/** Splits `instances/<namespace>/<name>.yaml` into its parts, or explains what is wrong with the path. */
+export function instancePathParts(path: string): { namespace: string; name: string } | string {
+  const m = /^instances\/([^/]+)\/([^/]+)\.ya?ml$/.exec(normalizeTreePath(path));
+  if (!m) return `instance files live at instances/<namespace>/<instance>.yaml, not ${path}`;
+  return { namespace: m[1]!, name: m[2]! };
+}
+
+export async function loadInstance(tree: FileTree, path: string): Promise<Loaded<Instance>> {
+  const file = normalizeTreePath(path);
+  const parts = instancePathParts(file);
+  if (typeof parts === 'string') return { ok: false, problems: [problem({ code: 'INSTANCE_PATH', file, message: parts })] };
+  const inst = await parseWith(tree, file, instanceSchema, true);
+  const problems = [...inst.problems];
+  for (const [what, value] of [['namespace', parts.namespace], ['instance name', parts.name]] as const) {
+    if (!isDnsLabel(value)) {
+      problems.push(problem({ code: 'INSTANCE_NAME_INVALID', file, message: `${what} "${value}" (from the file path) must be a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters` }));
+    }
+  }
+  if (!inst.value || !inst.parsed || hasErrors(problems)) return { ok: false, problems };
+  return { ok: true, value: { ...parts, file, decl: inst.value, source: inst.parsed }, problems };
+}

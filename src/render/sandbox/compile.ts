@@ -1,0 +1,113 @@
+/**
+ * Compiles an EJS template ONCE, in the host, into the source text of a function that the sandbox
+ * evaluates inside its own vm context. The host never runs template code: `vm.compileFunction` only
+ * parses, and parsing the body on its own guarantees the code cannot break out of the function wrapper.
+ */
+import { createRequire } from 'node:module';
+import vm from 'node:vm';
+import { problem, type Problem } from '../problems.js';
+import type { TemplateFile } from '../model.js';
+
+interface EjsTemplate {
+  source: string;
+  compile(): unknown;
+}
+interface EjsModule {
+  Template: new (text: string, opts: Record<string, unknown>) => EjsTemplate;
+}
+const ejs = createRequire(import.meta.url)('ejs') as EjsModule;
+
+/** The variables a template sees (helpers are globals of the sandbox). Also the allow-list for validation. */
+export const TEMPLATE_LOCALS = ['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels'] as const;
+const PARAMS = ['locals', 'escapeFn', 'include', 'rethrow'];
+
+export interface CompiledTemplate {
+  /** Cache key: content id + file (the file name appears in messages). */
+  key: string;
+  name: string;
+  file: string;
+  /** A function expression, evaluated only inside the sandbox. */
+  src: string;
+}
+
+export type CompileResult = { ok: true; compiled: CompiledTemplate } | { ok: false; problem: Problem };
+
+const cache = new Map<string, CompileResult>();
+
+export function compileTemplate(t: TemplateFile): CompileResult {
+  const key = `${t.id}:${t.file}`;
+  let result = cache.get(key);
+  if (!result) {
+    result = compileUncached(t, key);
+    if (cache.size > 5000) cache.clear();
+    cache.set(key, result);
+  }
+  return result;
+}
+
+function compileUncached(t: TemplateFile, key: string): CompileResult {
+  let body: string;
+  try {
+    const tpl = new ejs.Template(t.text, {
+      strict: true,
+      localsName: 'locals',
+      destructuredLocals: [...TEMPLATE_LOCALS],
+      compileDebug: true,
+      filename: t.file,
+    });
+    // compile() builds tpl.source (and a host Function we never call); it is the only way ejs 7 exposes it.
+    tpl.compile();
+    body = `"use strict";\nvar __line = 1;\ntry {\n${tpl.source}} catch (e) {\n  rethrow(e, __line);\n}\n`;
+    vm.compileFunction(body, PARAMS, { filename: t.file });
+  } catch (err) {
+    return { ok: false, problem: syntaxProblem(t, err) };
+  }
+  return { ok: true, compiled: { key, name: t.name, file: t.file, src: `(function (${PARAMS.join(', ')}) {\n${body}\n})` } };
+}
+
+function syntaxProblem(t: TemplateFile, err: unknown): Problem {
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'syntax error';
+  let line = 0;
+  const unclosed = /Could not find matching close tag for "(.+?)"/.exec(message);
+  if (unclosed) {
+    line = lineOfOffset(t.text, t.text.lastIndexOf(unclosed[1] ?? '<%'));
+  } else if (err instanceof SyntaxError) {
+    line = templateLineOfSyntaxError(t, err);
+  }
+  return problem({
+    code: 'TEMPLATE_SYNTAX',
+    file: t.file,
+    line,
+    column: 0,
+    message: `template syntax error: ${message.replace(/ in \S+ while compiling ejs$/, '').replace(/ while compiling ejs$/, '')}`,
+  });
+}
+
+function lineOfOffset(text: string, offset: number): number {
+  return offset < 0 ? 0 : text.slice(0, offset).split('\n').length;
+}
+
+/** Re-parses ejs's generated body to find the generated line, then the template line it came from. */
+function templateLineOfSyntaxError(t: TemplateFile, _err: SyntaxError): number {
+  let source: string;
+  try {
+    const tpl = new ejs.Template(t.text, { strict: true, localsName: 'locals', destructuredLocals: [...TEMPLATE_LOCALS], compileDebug: true });
+    try {
+      tpl.compile();
+    } catch {
+      // expected: we only want tpl.source
+    }
+    source = tpl.source;
+    vm.compileFunction(source, PARAMS, { filename: 'body' });
+    return 0;
+  } catch (err) {
+    const m = /^body:(\d+)/.exec(err instanceof Error ? (err.stack ?? '') : '');
+    if (!m || !source!) return 0;
+    const lines = source.split('\n').slice(0, Number(m[1]));
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const hit = /__line = (\d+)/.exec(lines[i] ?? '');
+      if (hit) return Number(hit[1]);
+    }
+    return 1;
+  }
+}

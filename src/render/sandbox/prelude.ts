@@ -1,0 +1,263 @@
+/**
+ * The JavaScript that runs first inside the template sandbox's vm context (never in the host realm):
+ * template helpers, the YAML-safe escape, the `params` proxy, `include`, the render loop, and a lockdown
+ * that removes nondeterminism (Date, Math.random, Intl, WeakRef) and freezes the intrinsics so one
+ * template cannot change what another renders. It is a string so no host-realm function ever enters the
+ * context. It must not contain backticks or dollar-brace sequences (it lives in a String.raw literal).
+ *
+ * Protocol: evaluating PRELUDE returns `{ define(key, file, fn), setInput(json), current() }` to the worker;
+ * the worker then runs the script `__batonRun()`. A vm timeout skips `finally` blocks, so setInput also
+ * resets the reentrancy flag. The worker (with a vm timeout), which renders the pending input and
+ * returns one JSON string.
+ */
+export const PRELUDE = String.raw`
+(function (G) {
+  'use strict';
+  var JSONparse = JSON.parse, JSONstringify = JSON.stringify;
+  var ObjectKeys = Object.keys, hasOwn = Object.prototype.hasOwnProperty, isArray = Array.isArray;
+  ['Date', 'Intl', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly'].forEach(function (n) { delete G[n]; });
+  Math.random = function () { throw new Error('Math.random is not available in templates: rendering must be deterministic'); };
+
+  var defs = new Map();
+  var input = '';
+  var running = false;
+  var current = { job: -1, file: '' };
+  var MAX_OUTPUT = 4 * 1024 * 1024;
+
+  function BatonTemplateError(kind, file, line, message) { this.kind = kind; this.file = file; this.line = line; this.message = message; }
+
+  function yamlScalar(v) {
+    if (v === undefined || v === null) return 'null';
+    if (typeof v === 'string') return JSONstringify(v);
+    if (typeof v === 'number') return isFinite(v) ? String(v) : (v !== v ? '.nan' : (v > 0 ? '.inf' : '-.inf'));
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (typeof v === 'bigint') return String(v);
+    if (typeof v === 'object') { var s = JSONstringify(v); return s === undefined ? 'null' : s; }
+    throw new Error('cannot print a ' + typeof v + ' into YAML');
+  }
+
+  var PLAIN = /^[A-Za-z_\/][A-Za-z0-9_.\/-]*$/;
+  var RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
+  function yamlKey(k) { return PLAIN.test(k) && !RESERVED.test(k) ? k : JSONstringify(k); }
+  function yamlInline(v) {
+    if (typeof v === 'string') return PLAIN.test(v) && !RESERVED.test(v) ? v : JSONstringify(v);
+    return yamlScalar(v);
+  }
+  function isCollection(v) { return v !== null && typeof v === 'object' && (isArray(v) ? v.length > 0 : ObjectKeys(v).length > 0); }
+  function toYamlLines(v, pad, out, depth) {
+    if (depth > 100) throw new Error('toYaml: value nested more than 100 levels');
+    if (isArray(v)) {
+      for (var i = 0; i < v.length; i++) {
+        var item = v[i];
+        if (isCollection(item) && !isArray(item)) {
+          var sub = [];
+          toYamlLines(item, '', sub, depth + 1);
+          out.push(pad + '- ' + sub[0]);
+          for (var j = 1; j < sub.length; j++) out.push(pad + '  ' + sub[j]);
+        } else if (isCollection(item)) {
+          out.push(pad + '-');
+          toYamlLines(item, pad + '  ', out, depth + 1);
+        } else out.push(pad + '- ' + yamlInline(item === undefined ? null : item));
+      }
+      return;
+    }
+    var keys = ObjectKeys(v);
+    for (var k = 0; k < keys.length; k++) {
+      var key = keys[k], val = v[key];
+      if (val === undefined) continue;
+      if (isCollection(val)) { out.push(pad + yamlKey(key) + ':'); toYamlLines(val, pad + '  ', out, depth + 1); }
+      else out.push(pad + yamlKey(key) + ': ' + yamlInline(val));
+    }
+  }
+  function toYaml(v) {
+    if (!isCollection(v)) return isArray(v) ? '[]' : (v !== null && typeof v === 'object' ? '{}' : yamlInline(v));
+    var out = [];
+    toYamlLines(v, '', out, 0);
+    return out.join('\n');
+  }
+  function indent(n, s) { var p = new Array(n + 1).join(' '); return String(s).split('\n').map(function (l) { return l === '' ? l : p + l; }).join('\n'); }
+  function nindent(n, s) { return '\n' + indent(n, s); }
+  function quote(v) { return JSONstringify(v === undefined || v === null ? '' : String(v)); }
+  function toJson(v) { var s = JSONstringify(v); return s === undefined ? 'null' : s; }
+  function trunc(n, s) { return String(s).slice(0, n); }
+  function required(v, message) {
+    if (v === undefined || v === null || v === '') throw new Error(message || 'a required value is missing');
+    return v;
+  }
+  function fallback(v, d) { return v === undefined || v === null ? d : v; }
+  function dnsName() {
+    var s = Array.prototype.slice.call(arguments).filter(function (p) { return p !== undefined && p !== null && p !== ''; }).join('-').toLowerCase();
+    s = s.replace(/[^a-z0-9-]+/g, '-').slice(0, 63).replace(/^-+/, '').replace(/-+$/, '');
+    return s;
+  }
+
+  function utf8(s) {
+    var out = [];
+    for (var i = 0; i < s.length; i++) {
+      var c = s.codePointAt(i);
+      if (c > 0xffff) i++;
+      if (c < 0x80) out.push(c);
+      else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return out;
+  }
+  function fromUtf8(b) {
+    var s = '', i = 0;
+    while (i < b.length) {
+      var c = b[i++];
+      if (c >= 0xf0) c = ((c & 7) << 18) | ((b[i++] & 63) << 12) | ((b[i++] & 63) << 6) | (b[i++] & 63);
+      else if (c >= 0xe0) c = ((c & 15) << 12) | ((b[i++] & 63) << 6) | (b[i++] & 63);
+      else if (c >= 0xc0) c = ((c & 31) << 6) | (b[i++] & 63);
+      s += String.fromCodePoint(c);
+    }
+    return s;
+  }
+  var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  function b64enc(s) {
+    var b = utf8(String(s)), out = '';
+    for (var i = 0; i < b.length; i += 3) {
+      var n = (b[i] << 16) | ((b[i + 1] || 0) << 8) | (b[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < b.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < b.length ? B64[n & 63] : '=');
+    }
+    return out;
+  }
+  function b64dec(s) {
+    var clean = String(s).replace(/[^A-Za-z0-9+\/]/g, ''), bytes = [], bits = 0, acc = 0;
+    for (var i = 0; i < clean.length; i++) {
+      acc = (acc << 6) | B64.indexOf(clean[i]); bits += 6;
+      if (bits >= 8) { bits -= 8; bytes.push((acc >> bits) & 255); }
+    }
+    return fromUtf8(bytes);
+  }
+  var K = [0x428a2f98,0x71374491,0xb5c0fbcf,0xe9b5dba5,0x3956c25b,0x59f111f1,0x923f82a4,0xab1c5ed5,0xd807aa98,0x12835b01,0x243185be,0x550c7dc3,0x72be5d74,0x80deb1fe,0x9bdc06a7,0xc19bf174,0xe49b69c1,0xefbe4786,0x0fc19dc6,0x240ca1cc,0x2de92c6f,0x4a7484aa,0x5cb0a9dc,0x76f988da,0x983e5152,0xa831c66d,0xb00327c8,0xbf597fc7,0xc6e00bf3,0xd5a79147,0x06ca6351,0x14292967,0x27b70a85,0x2e1b2138,0x4d2c6dfc,0x53380d13,0x650a7354,0x766a0abb,0x81c2c92e,0x92722c85,0xa2bfe8a1,0xa81a664b,0xc24b8b70,0xc76c51a3,0xd192e819,0xd6990624,0xf40e3585,0x106aa070,0x19a4c116,0x1e376c08,0x2748774c,0x34b0bcb5,0x391c0cb3,0x4ed8aa4a,0x5b9cca4f,0x682e6ff3,0x748f82ee,0x78a5636f,0x84c87814,0x8cc70208,0x90befffa,0xa4506ceb,0xbef9a3f7,0xc67178f2];
+  function sha256(s) {
+    var b = utf8(String(s)), l = b.length * 8;
+    b.push(0x80);
+    while (b.length % 64 !== 56) b.push(0);
+    for (var i = 7; i >= 0; i--) b.push(i >= 4 ? 0 : (l >>> (i * 8)) & 255);
+    var h = [0x6a09e667,0xbb67ae85,0x3c6ef372,0xa54ff53a,0x510e527f,0x9b05688c,0x1f83d9ab,0x5be0cd19], w = new Array(64);
+    for (var o = 0; o < b.length; o += 64) {
+      for (var t = 0; t < 16; t++) w[t] = (b[o + t * 4] << 24) | (b[o + t * 4 + 1] << 16) | (b[o + t * 4 + 2] << 8) | b[o + t * 4 + 3];
+      for (t = 16; t < 64; t++) {
+        var x = w[t - 15], y = w[t - 2];
+        var s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+        var s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+        w[t] = (w[t - 16] + s0 + w[t - 7] + s1) | 0;
+      }
+      var a = h[0], c = h[1], d = h[2], e = h[3], f = h[4], g = h[5], hh = h[6], k = h[7];
+      for (t = 0; t < 64; t++) {
+        var S1 = ((f >>> 6) | (f << 26)) ^ ((f >>> 11) | (f << 21)) ^ ((f >>> 25) | (f << 7));
+        var t1 = (k + S1 + ((f & g) ^ (~f & hh)) + K[t] + w[t]) | 0;
+        var S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+        var t2 = (S0 + ((a & c) ^ (a & d) ^ (c & d))) | 0;
+        k = hh; hh = g; g = f; f = (e + t1) | 0; e = d; d = c; c = a; a = (t1 + t2) | 0;
+      }
+      h[0] = (h[0] + a) | 0; h[1] = (h[1] + c) | 0; h[2] = (h[2] + d) | 0; h[3] = (h[3] + e) | 0;
+      h[4] = (h[4] + f) | 0; h[5] = (h[5] + g) | 0; h[6] = (h[6] + hh) | 0; h[7] = (h[7] + k) | 0;
+    }
+    return h.map(function (v) { return ('00000000' + (v >>> 0).toString(16)).slice(-8); }).join('');
+  }
+
+  var PASS_THROUGH = { toJSON: 1, then: 1, constructor: 1, valueOf: 1, toString: 1, hasOwnProperty: 1, isPrototypeOf: 1, propertyIsEnumerable: 1, toLocaleString: 1 };
+  function paramsProxy(values) {
+    return new Proxy(values, {
+      get: function (t, k) {
+        if (typeof k === 'symbol' || hasOwn.call(t, k) || hasOwn.call(PASS_THROUGH, k)) return t[k];
+        throw new BatonTemplateError('undefined', null, null, 'params.' + String(k) + ' is not a declared parameter of this framework');
+      },
+      set: function () { throw new Error('params are read-only'); },
+      deleteProperty: function () { throw new Error('params are read-only'); },
+    });
+  }
+
+  function makeRethrow(file) {
+    return function rethrow(err, line) {
+      if (err instanceof BatonTemplateError) {
+        if (err.file === null) { err.file = file; err.line = line; }
+        throw err;
+      }
+      var kind = err instanceof ReferenceError ? 'undefined' : 'runtime';
+      var msg = err !== null && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
+      if (err instanceof RangeError && /call stack/.test(msg)) msg = 'too much recursion (endless include?)';
+      throw new BatonTemplateError(kind, file, line, msg);
+    };
+  }
+
+  function renderTemplate(key, locals, partials, depth) {
+    var def = defs.get(key);
+    if (!def) throw new Error('internal: template ' + key + ' is not defined in the sandbox');
+    var include = function (name, extra) {
+      if (depth > 20) throw new Error('include nested more than 20 levels: ' + String(name));
+      var n = String(name), k = hasOwn.call(partials, n) ? partials[n] : hasOwn.call(partials, n + '.ejs') ? partials[n + '.ejs'] : hasOwn.call(partials, n + '.yaml.ejs') ? partials[n + '.yaml.ejs'] : undefined;
+      if (k === undefined) throw new Error('include: no template named ' + JSONstringify(n) + ' in this framework');
+      var merged = {};
+      ObjectKeys(locals).forEach(function (x) { merged[x] = locals[x]; });
+      if (extra !== undefined && extra !== null) ObjectKeys(extra).forEach(function (x) { merged[x] = extra[x]; });
+      return renderTemplate(k, merged, partials, depth + 1);
+    };
+    var out = def.fn(locals, yamlScalar, include, def.rethrow);
+    return typeof out === 'string' ? out : String(out);
+  }
+
+  function runJob(job, index) {
+    var base = job.base, results = [];
+    var params = paramsProxy(base.params);
+    for (var i = 0; i < job.renders.length; i++) {
+      var r = job.renders[i];
+      current = { job: index, file: r.file };
+      var locals = {
+        instance: base.instance, framework: base.framework, params: params, labels: base.labels,
+        selectorLabels: base.selectorLabels, plan: r.plan,
+      };
+      try {
+        var text = renderTemplate(r.key, locals, job.partials, 0);
+        if (text.length > MAX_OUTPUT) results.push({ ok: false, kind: 'output', file: r.file, line: 0, message: 'rendered output is larger than 4 MiB' });
+        else results.push({ ok: true, file: r.file, text: text });
+      } catch (err) {
+        if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || r.file, line: err.line || 0, message: err.message });
+        else results.push({ ok: false, kind: 'runtime', file: r.file, line: 0, message: String(err && err.message) });
+      }
+    }
+    return results;
+  }
+
+  var helpers = { toYaml: toYaml, toJson: toJson, indent: indent, nindent: nindent, quote: quote, b64enc: b64enc, b64dec: b64dec,
+    sha256: sha256, trunc: trunc, dnsName: dnsName, required: required, fallback: fallback };
+  ObjectKeys(helpers).forEach(function (n) { Object.defineProperty(G, n, { value: helpers[n], writable: false, configurable: false, enumerable: false }); });
+
+  Object.defineProperty(G, '__batonRun', { writable: false, configurable: false, enumerable: false, value: function () {
+    if (running) throw new Error('__batonRun is not reentrant');
+    running = true;
+    try {
+      var jobs = JSONparse(input);
+      input = '';
+      return JSONstringify(jobs.map(runJob));
+    } finally { running = false; current = { job: -1, file: current.file }; }
+  } });
+
+  // Lockdown: freeze every intrinsic reachable from the global object so templates cannot leave state
+  // behind for the next render (determinism) or change the helpers.
+  var seen = new Set();
+  function freeze(o) {
+    if ((typeof o !== 'object' && typeof o !== 'function') || o === null || seen.has(o)) return;
+    seen.add(o);
+    Object.freeze(o);
+    freeze(Object.getPrototypeOf(o));
+    Reflect.ownKeys(o).forEach(function (k) {
+      var d = Object.getOwnPropertyDescriptor(o, k);
+      if (d) { freeze(d.value); freeze(d.get); freeze(d.set); }
+    });
+  }
+  Object.getOwnPropertyNames(G).forEach(function (n) { if (n !== 'globalThis') { var d = Object.getOwnPropertyDescriptor(G, n); if (d) freeze(d.value); } });
+  [function* () {}, async function () {}, async function* () {}, [][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ''[Symbol.iterator](), /x/[Symbol.matchAll]('')].forEach(freeze);
+
+  return {
+    define: function (key, file, fn) { if (!defs.has(key)) defs.set(key, { fn: fn, rethrow: makeRethrow(file) }); },
+    has: function (key) { return defs.has(key); },
+    setInput: function (json) { running = false; input = String(json); },
+    current: function () { return current.job + '\n' + current.file; },
+  };
+})(globalThis)
+`;

@@ -1,0 +1,221 @@
+/**
+ * The host side of the template sandbox: one worker thread at a time, created lazily, fed batches of
+ * render jobs coalesced from everything queued in the same turn of the event loop (so rendering 1,000
+ * instances costs a handful of messages, not 1,000 round trips). A batch that times out or kills the
+ * worker (memory) is retried job by job, then render by render, so the failure lands on the template
+ * that caused it while the others still render. The host never runs template code.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { CompiledTemplate } from './compile.js';
+import { PRELUDE } from './prelude.js';
+import { WORKER_SOURCE } from './worker-source.js';
+
+export interface PlanLocals {
+  name: string;
+  phase: string;
+  step: string;
+  args: Record<string, string>;
+}
+
+export interface BaseLocals {
+  instance: { name: string; namespace: string };
+  framework: { name: string; version: string; appVersion: string };
+  params: Record<string, unknown>;
+  labels: Record<string, string>;
+  selectorLabels: Record<string, string>;
+}
+
+export interface SandboxRender {
+  key: string;
+  file: string;
+  plan: PlanLocals;
+}
+
+export interface SandboxJob {
+  base: BaseLocals;
+  renders: SandboxRender[];
+  /** Template name -> compiled key, for `include()`. */
+  partials: Record<string, string>;
+  /** Every compiled template the job may need (renders and partials). */
+  defines: CompiledTemplate[];
+}
+
+export type FailureKind = 'runtime' | 'undefined' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
+
+export type RenderOutput =
+  | { ok: true; docs: { index: number; value: unknown }[] }
+  | { ok: false; kind: FailureKind; file: string; line: number; message: string; outputLine?: number; outputText?: string };
+
+export interface RendererOptions {
+  /** Wall-clock limit for one batch and for one template render (ms). Default 2000. */
+  timeoutMs?: number;
+  /** Heap limit of the sandbox worker (MiB). Default 256. */
+  memoryMb?: number;
+  /** Most jobs per worker message. Default 256. */
+  maxBatch?: number;
+}
+
+interface Pending {
+  job: SandboxJob;
+  resolve: (out: RenderOutput[]) => void;
+}
+
+type WorkerReply = { id: number; results: RenderOutput[][] } | { id: number; failure: { kind: 'timeout' | 'internal'; message: string; where: string } };
+
+interface Live {
+  worker: Worker;
+  known: Set<string>;
+  inflight: { id: number; batch: Pending[]; onFailure: (kind: FailureKind, message: string) => void } | undefined;
+  oom: boolean;
+}
+
+const JS_YAML_PATH = createRequire(import.meta.url).resolve('js-yaml');
+
+export class Renderer {
+  private readonly timeoutMs: number;
+  private readonly memoryMb: number;
+  private readonly maxBatch: number;
+  private live: Live | undefined;
+  private queue: Pending[] = [];
+  private retry: { batch: Pending[] }[] = [];
+  private scheduled = false;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: RendererOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.memoryMb = options.memoryMb ?? 256;
+    this.maxBatch = options.maxBatch ?? 256;
+  }
+
+  /** Renders every template of a job; one output per `job.renders` entry, in order. Never rejects. */
+  run(job: SandboxJob): Promise<RenderOutput[]> {
+    if (this.closed) return Promise.resolve(job.renders.map((r) => failure(r.file, 'internal', 'the renderer is closed')));
+    if (job.renders.length === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      this.queue.push({ job, resolve });
+      this.schedule();
+    });
+  }
+
+  /** Stops the worker. Pending and later jobs fail with an `internal` output. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const live = this.live;
+    this.live = undefined;
+    for (const p of [...this.queue, ...this.retry.flatMap((r) => r.batch), ...(live?.inflight?.batch ?? [])]) {
+      p.resolve(p.job.renders.map((r) => failure(r.file, 'internal', 'the renderer was closed')));
+    }
+    this.queue = [];
+    this.retry = [];
+    if (live) {
+      live.inflight = undefined;
+      await live.worker.terminate();
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: lets every caller in this turn (Promise.all over instances) enqueue first.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.closed || this.live?.inflight) return;
+    const retry = this.retry.shift();
+    if (retry) return this.send(retry.batch);
+    if (this.queue.length === 0) return;
+    this.send(this.queue.splice(0, this.maxBatch));
+  }
+
+  private spawn(): Live {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      env: {},
+      execArgv: [],
+      workerData: { prelude: PRELUDE, jsYamlPath: JS_YAML_PATH },
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    const live: Live = { worker, known: new Set(), inflight: undefined, oom: false };
+    worker.on('message', (reply: WorkerReply) => this.onReply(live, reply));
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') live.oom = true;
+    });
+    worker.on('exit', () => {
+      if (this.live === live) this.live = undefined;
+      const inflight = live.inflight;
+      live.inflight = undefined;
+      if (inflight) inflight.onFailure(live.oom ? 'memory' : 'internal', live.oom ? 'template exceeded the sandbox memory limit' : 'the sandbox worker stopped');
+      this.pump();
+    });
+    worker.unref();
+    return live;
+  }
+
+  private send(batch: Pending[]): void {
+    const live = (this.live ??= this.spawn());
+    const id = this.nextId++;
+    const defines: CompiledTemplate[] = [];
+    for (const p of batch) {
+      for (const d of p.job.defines) {
+        if (!live.known.has(d.key)) {
+          live.known.add(d.key);
+          defines.push(d);
+        }
+      }
+    }
+    const input = JSON.stringify(batch.map((p) => ({ base: p.job.base, renders: p.job.renders, partials: p.job.partials })));
+    live.inflight = { id, batch, onFailure: (kind, message) => this.onFailure(batch, kind, message) };
+    live.worker.ref();
+    live.worker.postMessage({ id, defines, input, timeoutMs: this.timeoutMs });
+  }
+
+  private onReply(live: Live, reply: WorkerReply): void {
+    const inflight = live.inflight;
+    if (!inflight || inflight.id !== reply.id) return;
+    live.inflight = undefined;
+    live.worker.unref();
+    if ('results' in reply) {
+      inflight.batch.forEach((p, i) => p.resolve(reply.results[i] ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result'))));
+    } else {
+      inflight.onFailure(reply.failure.kind, reply.failure.message);
+    }
+    this.pump();
+  }
+
+  /** Narrows a failed batch: many jobs -> one job each; one job of many renders -> one render each. */
+  private onFailure(batch: Pending[], kind: FailureKind, message: string): void {
+    const only = batch[0];
+    if (batch.length > 1) {
+      for (const p of batch) this.retry.push({ batch: [p] });
+    } else if (only && only.job.renders.length > 1) {
+      const parts = only.job.renders.map((r) => ({ ...only.job, renders: [r] }));
+      const outputs: RenderOutput[] = new Array<RenderOutput>(parts.length);
+      let left = parts.length;
+      parts.forEach((job, i) => {
+        this.retry.push({
+          batch: [{ job, resolve: (out) => {
+            outputs[i] = out[0] ?? failure(job.renders[0]?.file ?? '', 'internal', 'missing result');
+            if (--left === 0) only.resolve(outputs);
+          } }],
+        });
+      });
+    } else if (only) {
+      const file = only.job.renders[0]?.file ?? '';
+      const text = kind === 'timeout' ? `template did not finish within ${this.timeoutMs} ms (endless loop?)` : message;
+      only.resolve([failure(file, kind, text)]);
+    }
+    this.schedule();
+  }
+}
+
+function failure(file: string, kind: FailureKind, message: string): RenderOutput {
+  return { ok: false, kind, file, line: 0, message };
+}

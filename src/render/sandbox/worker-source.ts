@@ -1,0 +1,90 @@
+/**
+ * The sandbox worker, as a source string so `new Worker(src, { eval: true })` works from vitest/tsx and
+ * from compiled dist alike. It owns ONE vm context without Node globals (no process, require, Buffer),
+ * evaluates PRELUDE there, defines compiled templates, renders batches with a vm timeout (microtasks
+ * included), parses the output with js-yaml CORE_SCHEMA inside the worker's memory limit, and counts
+ * nodes to refuse alias bombs. Messages: {id, defines, input, timeoutMs} -> {id, results} | {id, failure}.
+ */
+export const WORKER_SOURCE = String.raw`
+'use strict';
+const vm = require('node:vm');
+const { parentPort, workerData } = require('node:worker_threads');
+const jsyaml = require(workerData.jsYamlPath);
+const sandbox = Object.create(null);
+const ctx = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+const api = new vm.Script(workerData.prelude, { filename: 'baton-prelude.js' }).runInContext(ctx);
+const baseline = new Set(Reflect.ownKeys(sandbox));
+const runScript = new vm.Script('__batonRun()', { filename: 'baton-run.js' });
+const MAX_NODES = 200000;
+
+function cleanup() {
+  for (const k of Reflect.ownKeys(sandbox)) if (!baseline.has(k)) { try { delete sandbox[k]; } catch (e) { /* non-configurable: keep */ } }
+}
+
+function countNodes(v, budget) {
+  // Walks the value as a tree (aliases counted every time they are reached), stopping at the budget.
+  const stack = [v];
+  let n = 0;
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (++n > budget) return n;
+    if (x !== null && typeof x === 'object') {
+      if (Array.isArray(x)) for (let i = 0; i < x.length; i++) stack.push(x[i]);
+      else for (const k of Object.keys(x)) stack.push(x[k]);
+    }
+  }
+  return n;
+}
+
+function parseOutput(r) {
+  try {
+    const docs = [];
+    jsyaml.loadAll(r.text, (d) => { docs.push(d); }, { schema: jsyaml.CORE_SCHEMA, json: false });
+    let budget = MAX_NODES;
+    const kept = [];
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i];
+      if (d === null || d === undefined) continue;
+      budget -= countNodes(d, budget);
+      if (budget < 0) return { ok: false, kind: 'alias', file: r.file, line: 0, message: 'rendered YAML expands to more than ' + MAX_NODES + ' nodes (alias bomb?)' };
+      kept.push({ index: i, value: d });
+    }
+    return { ok: true, docs: kept };
+  } catch (err) {
+    const line = err && err.mark && typeof err.mark.line === 'number' ? err.mark.line + 1 : 0;
+    const reason = err && err.reason ? String(err.reason) : String(err && err.message);
+    const text = line > 0 ? (r.text.split('\n')[line - 1] || '') : '';
+    return { ok: false, kind: 'yaml', file: r.file, line: 0, outputLine: line, outputText: text, message: reason };
+  }
+}
+
+parentPort.on('message', (msg) => {
+  let reply;
+  try {
+    for (const d of msg.defines) {
+      if (api.has(d.key)) continue;
+      const fn = new vm.Script(d.src, { filename: d.file }).runInContext(ctx, { timeout: msg.timeoutMs });
+      api.define(d.key, d.file, fn);
+    }
+    api.setInput(msg.input);
+    const out = runScript.runInContext(ctx, { timeout: msg.timeoutMs });
+    cleanup();
+    if (typeof out !== 'string') throw new Error('sandbox returned a non-string');
+    const results = JSON.parse(out);
+    for (const job of results) {
+      for (let i = 0; i < job.length; i++) {
+        const r = job[i];
+        if (r.ok) job[i] = parseOutput(r);
+      }
+    }
+    reply = { id: msg.id, results };
+  } catch (err) {
+    cleanup();
+    const timeout = err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
+    let where = '';
+    try { where = String(api.current()); } catch (e) { where = ''; }
+    reply = { id: msg.id, failure: { kind: timeout ? 'timeout' : 'internal', message: String(err && err.message), where } };
+  }
+  parentPort.postMessage(reply);
+});
+`;

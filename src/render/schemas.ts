@@ -1,0 +1,138 @@
+/**
+ * The one definition of each file format (zod 4). `scripts/gen-schemas.ts` turns these into the JSON
+ * Schema files under schemas/ that editors use through `$schema`; a test fails when those are stale.
+ * Cross-file rules (a trigger names an existing plan, ...) live in validate.ts, not here.
+ */
+import { z } from 'zod';
+import { isDnsLabel, isSemver, parseDuration } from './versions.js';
+
+export const API_VERSION = 'baton.dev/v1alpha1';
+
+const dnsLabel = z.string().refine(isDnsLabel, { message: 'must be a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters' });
+const semver = z.string().refine(isSemver, { message: 'must be a semantic version such as 1.2.0' });
+const duration = z.string().refine((s) => parseDuration(s) !== undefined && parseDuration(s)! > 0, {
+  message: 'must be a duration such as 90s, 10m or 1h30m',
+});
+const strategy = z.enum(['serial', 'parallel']);
+const schemaRef = z.string().optional().describe('JSON Schema reference for editors; ignored by Baton');
+
+export const paramTypes = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
+export type ParamType = (typeof paramTypes)[number];
+
+export const paramSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_"'),
+  description: z.string().optional(),
+  type: z.enum(paramTypes).default('string'),
+  default: z.unknown().optional(),
+  required: z.boolean().optional().describe('implied when there is no default'),
+  enum: z.array(z.unknown()).min(1).optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  pattern: z.string().optional(),
+  immutable: z.boolean().optional(),
+  trigger: z.string().optional().describe('the plan a change of this value runs'),
+  sensitive: z.boolean().optional(),
+  group: z.string().optional(),
+});
+export const paramsFileSchema = z.array(paramSchema).describe('Baton params.yaml: parameter declarations');
+export type ParamDecl = z.output<typeof paramSchema>;
+
+const resources = z.array(z.string().min(1)).min(1);
+export const taskSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ name: z.string().min(1), kind: z.literal('Apply'), resources, force: z.boolean().optional() }),
+  z.strictObject({ name: z.string().min(1), kind: z.literal('Delete'), resources }),
+  z.strictObject({ name: z.string().min(1), kind: z.literal('Toggle'), parameter: z.string().min(1), resources }),
+]);
+export type TaskDecl = z.output<typeof taskSchema>;
+
+export const stepSchema = z.strictObject({
+  name: z.string().min(1),
+  tasks: z.array(z.string().min(1)).min(1),
+  timeout: duration.optional(),
+});
+export const phaseSchema = z.strictObject({
+  name: z.string().min(1),
+  strategy: strategy.default('serial'),
+  steps: z.array(stepSchema).min(1),
+});
+export const planSchema = z.strictObject({
+  strategy: strategy.default('serial'),
+  phases: z.array(phaseSchema).min(1),
+});
+export type PlanDecl = z.output<typeof planSchema>;
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+export const readinessSchema = z.strictObject({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  readyCondition: z.string().optional(),
+  failedConditions: z.array(z.string()).optional(),
+  field: z.strictObject({ path: z.string().min(1), ready: z.array(scalar).min(1), failed: z.array(scalar).optional() }).optional(),
+});
+
+export const frameworkSchema = z
+  .strictObject({
+    $schema: schemaRef,
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('Framework'),
+    name: dnsLabel,
+    version: semver,
+    appVersion: z.string().default(''),
+    description: z.string().optional(),
+    url: z.string().optional(),
+    keywords: z.array(z.string()).optional(),
+    maintainers: z.array(z.strictObject({ name: z.string(), email: z.string().optional(), url: z.string().optional() })).optional(),
+    namespaceManifest: z.string().optional().describe('template that renders the instance Namespace; the only place Namespace objects may come from'),
+    tasks: z.array(taskSchema).default([]),
+    plans: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'plan names are lowercase words joined by "-"'), planSchema),
+    readiness: z.array(readinessSchema).optional(),
+  })
+  .describe('Baton framework.yaml');
+export type FrameworkDecl = z.output<typeof frameworkSchema>;
+
+export const scheduleSchema = z.strictObject({
+  plan: z.string().min(1),
+  cron: z.string().min(1),
+  timezone: z.string().optional(),
+  args: z.record(z.string(), z.string()).optional(),
+});
+export type ScheduleDecl = z.output<typeof scheduleSchema>;
+
+export const instanceSchema = z
+  .strictObject({
+    $schema: schemaRef,
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('Instance'),
+    framework: dnsLabel,
+    version: semver,
+    params: z.record(z.string(), z.unknown()).default({}),
+    schedules: z.array(scheduleSchema).default([]),
+  })
+  .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
+export type InstanceDecl = z.output<typeof instanceSchema>;
+
+export const repositorySchema = z
+  .strictObject({
+    $schema: schemaRef,
+    apiVersion: z.literal(API_VERSION).optional(),
+    kind: z.literal('Repository').optional(),
+    agent: z
+      .strictObject({
+        interval: duration.optional(),
+        statusBranch: z.string().optional(),
+        author: z.strictObject({ name: z.string().optional(), email: z.string().optional() }).optional(),
+        concurrency: z.number().int().min(1).optional(),
+      })
+      .optional(),
+    defaults: z.strictObject({ stepTimeout: duration.optional() }).optional(),
+  })
+  .describe('Baton baton.yaml: repository settings');
+export type RepositoryDecl = z.output<typeof repositorySchema>;
+
+/** Every file kind with its schema, for the JSON Schema generator and the staleness test. */
+export const fileSchemas = {
+  framework: frameworkSchema,
+  params: paramsFileSchema,
+  instance: instanceSchema,
+  repository: repositorySchema,
+} as const;
