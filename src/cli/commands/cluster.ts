@@ -1,7 +1,100 @@
-import type { Command } from 'commander';
+/**
+ * `baton cluster start`: runs the simulated Kubernetes API (and its controllers) in the foreground
+ * until SIGINT/SIGTERM, then stops cleanly so `--data-dir` state is flushed.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import yaml from 'js-yaml';
+import { BatonError, errorMessage } from '../../errors.js';
+import { startCluster, type ClusterOptions } from '../../cluster/index.js';
+import { createFaultInjector, parseFaultRules } from '../../cluster/faults/index.js';
 import type { CliIO } from '../io.js';
-import { notImplemented } from './not-implemented.js';
 
-export function registerCluster(program: Command, io: CliIO): void {
-  program.command('cluster').description('Run the simulated Kubernetes cluster').action(notImplemented(io, 'cluster', 3));
+interface StartFlags {
+  port: number;
+  host: string;
+  dataDir?: string;
+  kubeconfigOut?: string;
+  token?: string;
+  tls?: boolean;
+  podStartDelay?: number;
+  readyDelay?: number;
+  nodes?: number;
+  controllers: boolean;
+  faults?: string;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
+  return n;
+}
+
+export class FaultFileError extends BatonError {
+  constructor(file: string, message: string) {
+    super('CLUSTER_FAULTS_FILE', `${file}: ${message}`, { file });
+  }
+}
+
+/** Reads a JSON or YAML list of fault rules (or `{rules: [...]}`) and validates it. */
+export function loadFaultRules(file: string): ReturnType<typeof parseFaultRules> {
+  let data: unknown;
+  try {
+    data = yaml.load(readFileSync(file, 'utf8'), { schema: yaml.CORE_SCHEMA, filename: file });
+  } catch (err) {
+    throw new FaultFileError(file, errorMessage(err));
+  }
+  const rules = typeof data === 'object' && data !== null && !Array.isArray(data) && 'rules' in data ? (data).rules : data;
+  return parseFaultRules(rules ?? [], file);
+}
+
+/** Waits for SIGINT or SIGTERM (tests pass their own trigger). */
+function untilSignal(): Promise<string> {
+  return new Promise((done) => {
+    const on = (sig: string): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      done(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export function registerCluster(program: Command, io: CliIO, waitForStop: () => Promise<unknown> = untilSignal): void {
+  const cluster = program.command('cluster').description('Run the simulated Kubernetes cluster');
+  cluster
+    .command('start')
+    .description('Serve a simulated Kubernetes API on loopback that kubectl and client-node accept; runs until interrupted')
+    .option('--port <n>', 'port to listen on (0: a free port)', nonNegativeInt, 0)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'persist objects here across restarts (default: in memory)')
+    .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <data-dir or a temp dir>/kubeconfig)')
+    .option('--token <token>', "bearer token clients must send (default: random; '' disables authentication)")
+    .option('--tls', 'serve HTTPS with a self-signed certificate (needs openssl)')
+    .option('--pod-start-delay <ms>', 'simulated time from Pending to Running', nonNegativeInt)
+    .option('--ready-delay <ms>', 'simulated time from Running to Ready', nonNegativeInt)
+    .option('--nodes <n>', 'simulated nodes', nonNegativeInt)
+    .addOption(new Option('--no-controllers', 'serve the API only; nothing simulates workloads'))
+    .option('--faults <file>', 'JSON or YAML list of fault rules to inject (also settable at run time via /baton-sim/faults)')
+    .action(async (flags: StartFlags) => {
+      const faults = createFaultInjector(flags.faults ? loadFaultRules(resolve(io.cwd, flags.faults)) : []);
+      const options: ClusterOptions = { port: flags.port, host: flags.host, controllers: flags.controllers, interceptor: faults, faultAdmin: faults };
+      if (flags.dataDir !== undefined) options.dataDir = resolve(io.cwd, flags.dataDir);
+      if (flags.kubeconfigOut !== undefined) options.kubeconfigOut = resolve(io.cwd, flags.kubeconfigOut);
+      if (flags.token !== undefined) options.token = flags.token;
+      if (flags.tls) options.tls = true;
+      if (flags.nodes !== undefined) options.nodes = flags.nodes;
+      const timing: NonNullable<ClusterOptions['timing']> = {};
+      if (flags.podStartDelay !== undefined) timing.podStartDelayMs = flags.podStartDelay;
+      if (flags.readyDelay !== undefined) timing.readyDelayMs = flags.readyDelay;
+      options.timing = timing;
+      const c = await startCluster(options);
+      io.stdout(`Simulated Kubernetes API serving at ${c.url}\n`);
+      io.stdout(`export KUBECONFIG=${c.kubeconfigPath}\n`);
+      await waitForStop();
+      io.stderr('stopping the simulated cluster...\n');
+      await c.stop();
+    });
 }

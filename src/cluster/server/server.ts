@@ -1,0 +1,108 @@
+/**
+ * The simulated API server's HTTP(S) listener: authentication, then non-resource paths (version,
+ * health, discovery, OpenAPI, the fault admin endpoint), then resource requests for the store.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import type { FaultAdmin, RequestInterceptor } from '../faults/types.js';
+import type { Store } from '../store/store.js';
+import { handleGroup, handleGroupVersion, handleOpenApi, handleRootDiscovery, handleVersionOrHealth, isPublicPath } from './nonresource.js';
+import { notFoundPath, readBody, sendError, sendJson, sendStatus } from './respond.js';
+import { handleResource } from './resources.js';
+import { parsePath } from './route.js';
+
+export interface ApiServerOptions {
+  store: Store;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** When set, every request but /version and health checks needs `Authorization: Bearer <token>`. */
+  token?: string;
+  tls?: { key: string; cert: string };
+  interceptor?: RequestInterceptor;
+  faultAdmin?: FaultAdmin;
+  /** Watches without timeoutSeconds end after this long (default 30 minutes), as the real server's min-request-timeout. */
+  watchTimeoutMs?: number;
+}
+
+export interface ApiServer {
+  url: string;
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function authorized(req: IncomingMessage, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const header = req.headers.authorization ?? '';
+  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7).trim() : '');
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+async function handleFaultAdmin(admin: FaultAdmin | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!admin) {
+    notFoundPath(res);
+    return;
+  }
+  const raw = await readBody(req);
+  let body: unknown;
+  try {
+    body = raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as unknown) : undefined;
+  } catch {
+    sendStatus(res, 400, 'BadRequest', 'the fault admin endpoint expects a JSON body');
+    return;
+  }
+  const answer = admin.handle(req.method ?? 'GET', body);
+  sendJson(res, answer.status, answer.body);
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const host = options.host ?? '127.0.0.1';
+  const watchTimeoutMs = options.watchTimeoutMs ?? 30 * 60_000;
+  const ctx = { store: options.store, interceptor: options.interceptor, watchTimeoutMs };
+  let serverAddress = '';
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = url.pathname;
+    if (handleVersionOrHealth(pathname, res)) return;
+    if (!isPublicPath(pathname) && !authorized(req, options.token)) {
+      sendStatus(res, 401, 'Unauthorized', 'Unauthorized');
+      return;
+    }
+    if (pathname === '/baton-sim/faults') return handleFaultAdmin(options.faultAdmin, req, res);
+    const types = options.store.registry.all();
+    if (handleRootDiscovery(pathname, req, res, types, serverAddress)) return;
+    if (handleOpenApi(pathname, req, res, types)) return;
+    const parsed = parsePath(pathname);
+    switch (parsed.kind) {
+      case 'group': return handleGroup(parsed.group, res, types);
+      case 'groupVersion': return handleGroupVersion(parsed.group, parsed.version, res, types);
+      case 'resource': return handleResource(ctx, req, res, parsed.path, url.searchParams);
+      case 'other': return notFoundPath(res);
+    }
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => sendError(res, err));
+  };
+  const server: Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener) : createHttpServer(listener);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  serverAddress = `${host}:${port}`;
+  const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url, host, port,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
