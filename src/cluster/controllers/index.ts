@@ -1,9 +1,8 @@
-// Placeholder until the simulated controllers land (issue 4): starts nothing.
-import type { ControllerManager, ControllerOptions } from './types.js';
-
+/** The simulated workloads: controllers and kubelets acting through the API. See docs/cluster-workloads.md. */
 export type { ControllerManager, ControllerOptions, SimulationTiming } from './types.js';
 export { DEFAULT_TIMING } from './types.js';
-
-export function startControllers(_options: ControllerOptions): ControllerManager {
-  return { stop: async () => {} };
-}
+export { startControllers } from './manager.js';
+export { allControllers } from './registry.js';
+export type { Clock, Timer } from './runtime/clock.js';
+export { realClock } from './runtime/clock.js';
+export { FAILURE_MODES, SIM_FAIL, SIM_READY_DELAY, SIM_RUN, SIM_START_DELAY, type FailureMode } from './sim.js';

@@ -2,6 +2,9 @@
  * The contract between the simulated cluster's process (which starts controllers) and the simulated
  * controllers (which act only through the Kubernetes API, as real controllers do).
  */
+import type { KubeClient } from '../../kube/client.js';
+import type { Clock } from './runtime/clock.js';
+
 export interface SimulationTiming {
   /** Pending -> Running (container started). */
   podStartDelayMs: number;
@@ -15,9 +18,17 @@ export interface ControllerOptions {
   timing: SimulationTiming;
   /** Simulated nodes (DaemonSets schedule one pod per node). */
   nodes: number;
+  /** A client to use instead of connecting to `server` (tests). */
+  client?: KubeClient;
+  /** Time source (tests). Default: the real clock. */
+  clock?: Clock;
+  /** Told about reconcile failures other than conflicts (they are retried with backoff anyway). */
+  onError?: (controller: string, key: string, err: unknown) => void;
 }
 
 export interface ControllerManager {
+  /** Resolves once nodes exist and every informer has listed: from then on workloads progress. */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 

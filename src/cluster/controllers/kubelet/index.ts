@@ -1,0 +1,122 @@
+/**
+ * The simulated kubelet (and scheduler): places pods on the simulated nodes, then reports their
+ * status as it would evolve on a real node (see stage.ts), with Events. Pods of a terminating
+ * deletion are finished off (grace period 0), as a kubelet confirms a container stopped.
+ */
+import type { KubeObject } from '../../../kube/object.js';
+import type { Controller, ControllerContext, ReconcileResult } from '../runtime/controller.js';
+import { nameOf, record, records, spec, status, str } from '../runtime/meta.js';
+import { failureOf, podTiming, SIM_FAIL } from '../sim.js';
+import { podStatus, stageEvents, unschedulableStatus, type Placement } from './pod-status.js';
+import { podStage, type PodStage } from './stage.js';
+import { pickNode, nodeAddress } from './nodes.js';
+
+interface PodLife extends Placement {
+  lastStage?: PodStage['kind'];
+  restarts: number;
+}
+
+export function claimNames(pod: KubeObject): string[] {
+  return records(spec(pod).volumes)
+    .map((v) => str(record(v.persistentVolumeClaim).claimName))
+    .filter((n): n is string => n !== undefined);
+}
+
+export function kubeletController(): Controller {
+  const lives = new Map<string, PodLife>();
+  const nextIp = new Map<string, number>();
+
+  function allocateIp(nodeIndex: number): string {
+    const n = (nextIp.get(String(nodeIndex)) ?? 1) + 1;
+    nextIp.set(String(nodeIndex), n);
+    return `10.244.${nodeIndex}.${n % 254 || 254}`;
+  }
+
+  async function place(pod: KubeObject, ctx: ControllerContext): Promise<PodLife | undefined> {
+    const nodes = ctx.informer('Node').list();
+    const assigned = str(spec(pod).nodeName);
+    const node = assigned !== undefined ? nodes.find((n) => nameOf(n) === assigned) : pickNode(nodes, ctx.informer('Pod').list());
+    if (!node) return undefined;
+    const nodeName = nameOf(node);
+    const index = Math.max(0, [...nodes].sort((a, b) => nameOf(a).localeCompare(nameOf(b))).indexOf(node));
+    const timing = podTiming(pod, ctx.timing);
+    const phase = str(status(pod).phase);
+    // Taking over a pod that already runs (controllers restarted): it is as far along as it says.
+    const now = ctx.clock.now();
+    const scheduledAt = phase === 'Running' ? now - timing.startMs - timing.readyMs : now;
+    const life: PodLife = { nodeName, hostIP: nodeAddress(node), podIP: str(status(pod).podIP) ?? allocateIp(index + 1), scheduledAt, restarts: 0 };
+    if (phase === 'Running') life.lastStage = 'running';
+    if (assigned === undefined) await ctx.api.patch(pod, { spec: { nodeName } });
+    return life;
+  }
+
+  async function reconcile(key: string, ctx: ControllerContext): Promise<ReconcileResult | undefined> {
+    const pod = ctx.informer('Pod').get(key);
+    if (!pod) return undefined;
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      await ctx.api.delete(pod, 0);
+      return undefined;
+    }
+    const phase = str(status(pod).phase);
+    if (phase === 'Succeeded' || phase === 'Failed') return undefined;
+    const uid = pod.metadata.uid ?? key;
+    const failure = failureOf(pod);
+    const nodes = ctx.informer('Node').list().length;
+    const unbound = claimNames(pod).filter((claim) => str(status(ctx.informer('PersistentVolumeClaim').get(`${pod.metadata.namespace ?? ''}/${claim}`) ?? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {} }).phase) !== 'Bound');
+    let life = lives.get(uid);
+    if (!life && (failure === 'pending' || unbound.length > 0 || nodes === 0)) {
+      const now = ctx.clock.now();
+      const next = unschedulableStatus(pod, nodes, now);
+      if (unbound.length > 0) {
+        const conditions = records(next.conditions);
+        if (conditions[0]) conditions[0].message = `0/${nodes} nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/${nodes} nodes are available.`;
+      }
+      const current = records(status(pod).conditions).find((c) => c.type === 'PodScheduled');
+      if (current?.status === 'False' && current.message === records(next.conditions)[0]?.message) return undefined;
+      await ctx.api.patchStatus(pod, next);
+      const message = String(records(next.conditions)[0]?.message);
+      ctx.events.emit(pod, 'Warning', 'FailedScheduling', message, 'default-scheduler');
+      return nodes === 0 ? { requeueAfterMs: 500 } : undefined;
+    }
+    life ??= await place(pod, ctx);
+    if (!life) return { requeueAfterMs: 500 };
+    lives.set(uid, life);
+
+    const restartPolicy = str(spec(pod).restartPolicy) ?? 'Always';
+    const { stage, nextInMs } = podStage({ scheduledAt: life.scheduledAt, now: ctx.clock.now(), timing: podTiming(pod, ctx.timing), failure, runsToCompletion: restartPolicy !== 'Always' });
+    const failAllImages = pod.metadata.annotations?.[SIM_FAIL] === 'image-pull';
+    const fresh = ctx.informer('Pod').get(key) ?? pod;
+    await ctx.api.patchStatus(fresh, podStatus(fresh, stage, life, failAllImages));
+    const restarts = stage.kind === 'crash-loop' ? stage.restarts : 0;
+    if (stage.kind !== life.lastStage || restarts > life.restarts) {
+      for (const e of stageEvents(pod, life.lastStage, stage, life.nodeName, failAllImages, nodes)) ctx.events.emit(pod, e.type, e.reason, e.message, e.component);
+    }
+    life.lastStage = stage.kind;
+    life.restarts = restarts;
+    return nextInMs === undefined ? undefined : { requeueAfterMs: nextInMs };
+  }
+
+  return {
+    name: 'kubelet',
+    kind: 'Pod',
+    workers: 4,
+    watches: [
+      // A claim that binds lets the pods that wait for it start.
+      { kind: 'PersistentVolumeClaim', keys: (pvc, ctx) => podsUsingClaim(pvc, ctx) },
+      { kind: 'Node', keys: (_node, ctx) => ctx.informer('Pod').list().filter((p) => str(spec(p).nodeName) === undefined).map((p) => `${p.metadata.namespace ?? ''}/${nameOf(p)}`) },
+    ],
+    reconcile,
+    forget(pod) {
+      lives.delete(pod.metadata.uid ?? '');
+    },
+  };
+}
+
+function podsUsingClaim(pvc: KubeObject, ctx: ControllerContext): string[] {
+  const ns = pvc.metadata.namespace ?? '';
+  return ctx
+    .informer('Pod')
+    .list(ns)
+    .filter((p) => claimNames(p).includes(nameOf(pvc)))
+    .map((p) => `${ns}/${nameOf(p)}`);
+}

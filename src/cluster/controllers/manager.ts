@@ -1,0 +1,43 @@
+/** Starts every simulated controller against an API server, as kube-controller-manager plus kubelets. */
+import type { KubeClient } from '../../kube/client.js';
+import { createKubeClient } from '../../kube/http-client.js';
+import { bootstrapCluster } from './bootstrap.js';
+import { realClock } from './runtime/clock.js';
+import type { Controller } from './runtime/controller.js';
+import { ControllerRunner } from './runtime/runner.js';
+import type { ControllerManager, ControllerOptions } from './types.js';
+import { allControllers } from './registry.js';
+
+export function startControllers(options: ControllerOptions, controllers: Controller[] = allControllers()): ControllerManager {
+  const clock = options.clock ?? realClock;
+  let runner: ControllerRunner | undefined;
+  let close = (): void => {};
+  let stopping = false;
+
+  const started = (async (): Promise<void> => {
+    let client: KubeClient;
+    if (options.client) client = options.client;
+    else {
+      const http = await createKubeClient(options.server.token === undefined ? { url: options.server.url } : { url: options.server.url, token: options.server.token });
+      close = () => http.close();
+      client = http;
+    }
+    await bootstrapCluster(client, options.nodes, clock);
+    if (stopping) return;
+    const runnerOptions = { client, clock, timing: options.timing, nodes: options.nodes, controllers };
+    runner = new ControllerRunner(options.onError ? { ...runnerOptions, onError: options.onError } : runnerOptions);
+    await runner.start();
+  })();
+  // A failed start is reported through ready(); never an unhandled rejection.
+  started.catch(() => {});
+
+  return {
+    ready: () => started,
+    async stop() {
+      stopping = true;
+      await started.catch(() => {});
+      await runner?.stop();
+      close();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Runs controllers like kube-controller-manager: one shared informer per kind, a work queue per
+ * controller fed by its primary kind and the kinds it watches, workers that reconcile keys, and
+ * retries with per-key backoff when a reconcile fails (a 409 Conflict retries almost at once).
+ */
+import type { KubeClient } from '../../../kube/client.js';
+import { KubeApiError } from '../../../kube/errors.js';
+import type { SimulationTiming } from '../types.js';
+import { Api } from './api.js';
+import type { Clock } from './clock.js';
+import type { Controller, ControllerContext } from './controller.js';
+import { EventRecorder } from './events.js';
+import { Informer, objectKey } from './informer.js';
+import { KINDS, type KindName } from './kinds.js';
+import { WorkQueue } from './queue.js';
+
+export interface RunnerOptions {
+  client: KubeClient;
+  clock: Clock;
+  timing: SimulationTiming;
+  nodes: number;
+  controllers: Controller[];
+  onError?: (controller: string, key: string, err: unknown) => void;
+}
+
+export class ControllerRunner {
+  private readonly informers = new Map<KindName, Informer>();
+  private readonly queues = new Map<string, WorkQueue>();
+  private readonly failures = new Map<string, number>();
+  private readonly workers: Promise<void>[] = [];
+  readonly context: ControllerContext;
+  private stopped = false;
+
+  constructor(private readonly options: RunnerOptions) {
+    const { client, clock, timing, nodes } = options;
+    const api = new Api(client, (kind) => this.informers.get(kind));
+    this.context = {
+      client,
+      api,
+      clock,
+      timing,
+      nodes,
+      events: new EventRecorder(client, clock),
+      informer: (kind) => this.informerFor(kind),
+    };
+    for (const controller of options.controllers) {
+      const queue = new WorkQueue(clock);
+      this.queues.set(controller.name, queue);
+      this.informerFor(controller.kind);
+      for (const watch of controller.watches ?? []) this.informerFor(watch.kind);
+    }
+  }
+
+  private informerFor(kind: KindName): Informer {
+    let informer = this.informers.get(kind);
+    if (informer) return informer;
+    informer = new Informer({
+      client: this.options.client,
+      ...KINDS[kind],
+      clock: this.options.clock,
+      onEvent: (type, obj, old) => {
+        for (const controller of this.options.controllers) {
+          const queue = this.queues.get(controller.name);
+          if (!queue) continue;
+          if (controller.kind === kind) {
+            if (type === 'DELETED') controller.forget?.(obj);
+            queue.add(objectKey(obj));
+          }
+          for (const watch of controller.watches ?? []) {
+            if (watch.kind !== kind) continue;
+            for (const key of watch.keys(obj, this.context)) queue.add(key);
+            // A changed label can move an object from one owner to another: tell the old one too.
+            if (old) for (const key of watch.keys(old, this.context)) queue.add(key);
+          }
+        }
+      },
+    });
+    this.informers.set(kind, informer);
+    return informer;
+  }
+
+  /** Starts the informers, waits for their first lists, then starts the workers. */
+  async start(): Promise<void> {
+    for (const informer of this.informers.values()) informer.start();
+    await Promise.all([...this.informers.values()].map((i) => i.synced));
+    if (this.stopped) return;
+    for (const controller of this.options.controllers) {
+      for (let i = 0; i < (controller.workers ?? 1); i++) this.workers.push(this.work(controller));
+    }
+  }
+
+  private async work(controller: Controller): Promise<void> {
+    const queue = this.queues.get(controller.name);
+    if (!queue) return;
+    for (;;) {
+      const key = await queue.next();
+      if (key === undefined) return;
+      const failureKey = `${controller.name}\u0000${key}`;
+      try {
+        const result = await controller.reconcile(key, this.context);
+        this.failures.delete(failureKey);
+        if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        if (this.stopped) return;
+        const n = (this.failures.get(failureKey) ?? 0) + 1;
+        this.failures.set(failureKey, n);
+        const conflict = err instanceof KubeApiError && (err.status === 409 || err.status === 404);
+        queue.addAfter(key, conflict ? 5 : Math.min(20 * 2 ** n, 5000));
+        if (!conflict) this.options.onError?.(controller.name, key, err);
+      } finally {
+        queue.done(key);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const queue of this.queues.values()) queue.close();
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+    await Promise.allSettled(this.workers);
+    await this.context.events.flush();
+  }
+}
