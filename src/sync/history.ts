@@ -1,0 +1,63 @@
+/**
+ * The operations history: status commits read back from `git log` through their trailers. Commits
+ * without Baton trailers (people's changes) are skipped; the newest entry comes first.
+ */
+import type { GitMirror } from '../git/mirror.js';
+import { readLog } from '../git/log.js';
+import { parseTrailers, trailer } from '../git/trailers.js';
+import { TRAILER } from './trailers.js';
+
+export interface HistoryEntry {
+  commit: string;
+  date: string;
+  author: string;
+  summary: string;
+  instance: string;
+  plan?: string;
+  event?: string;
+  result?: string;
+  sourceCommit?: string;
+  runId?: string;
+}
+
+export interface HistoryQuery {
+  ref: string;
+  /** `namespace/name`, or a bare name matching any namespace. */
+  instance?: string;
+  /** Anything `git log --since` accepts: `2h`, `2 days ago`, an ISO date. */
+  since?: string;
+  limit?: number;
+}
+
+export async function readHistory(mirror: GitMirror, query: HistoryQuery): Promise<HistoryEntry[]> {
+  const paths = query.instance === undefined ? ['status'] : query.instance.includes('/') ? [`status/${query.instance}.yaml`] : [`:(glob)status/*/${query.instance}.yaml`];
+  const log = await readLog(mirror, { ref: query.ref, paths, ...(query.since !== undefined ? { since: normaliseSince(query.since) } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) });
+  const out: HistoryEntry[] = [];
+  for (const entry of log) {
+    const trailers = parseTrailers(entry.message);
+    const instance = trailer(trailers, TRAILER.instance);
+    if (instance === undefined) continue;
+    const opt = (key: string, value: string | undefined): Record<string, string> => (value === undefined ? {} : { [key]: value });
+    out.push({
+      commit: entry.sha,
+      date: entry.date,
+      author: entry.author,
+      summary: entry.message.split('\n')[0] ?? '',
+      instance,
+      ...opt('plan', trailer(trailers, TRAILER.plan)),
+      ...opt('event', trailer(trailers, TRAILER.event)),
+      ...opt('result', trailer(trailers, TRAILER.result)),
+      ...opt('sourceCommit', trailer(trailers, TRAILER.sourceCommit)),
+      ...opt('runId', trailer(trailers, TRAILER.runId)),
+    });
+  }
+  return out;
+}
+
+/** `30m`, `2h`, `7d` become git's `30 minutes ago` etc.; anything else is passed through. */
+export function normaliseSince(since: string): string {
+  const m = /^(\d+)\s*([smhdw])$/.exec(since.trim());
+  if (!m) return since;
+  const unit = { s: 'seconds', m: 'minutes', h: 'hours', d: 'days', w: 'weeks' }[m[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+  return `${m[1] ?? '0'} ${unit} ago`;
+}

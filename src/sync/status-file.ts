@@ -1,0 +1,153 @@
+/**
+ * `status/<namespace>/<instance>.yaml`: what the agent writes back to Git for one instance. Built in
+ * one place from the engine's checkpoint (the source of truth for plan progress) plus what only the
+ * agent knows (the source commit, the content fingerprint it acted on, refusals of bad content, the
+ * next schedule times). Size is bounded: the running/last plan in full, a few earlier ones as
+ * summaries; `git log` keeps the rest.
+ */
+import jsYaml from 'js-yaml';
+import { z } from 'zod';
+import type { Checkpoint } from '../plans/checkpoint.js';
+import type { PlanRun, RunState } from '../plans/state.js';
+import { maskSensitive } from '../render/mask.js';
+import { refKey } from '../kube/object.js';
+import { BatonError } from '../errors.js';
+
+export const STATUS_API_VERSION = 'baton.dev/v1alpha1';
+export const RECENT_PLANS_LIMIT = 5;
+
+export interface InstanceKey { namespace: string; name: string }
+
+export const statusPath = (i: InstanceKey): string => `status/${i.namespace}/${i.name}.yaml`;
+
+/** Content ids of what the agent last acted on: unchanged ids mean nothing to render. */
+export interface Fingerprint {
+  instance: string;
+  framework?: string;
+  request?: string;
+}
+
+export interface ScheduleStatus {
+  plan: string;
+  cron: string;
+  timezone: string;
+  lastRun?: string;
+  nextRun?: string;
+}
+
+export interface RefusalStatus {
+  code: string;
+  message: string;
+  at: string;
+  problems?: string[];
+}
+
+export interface PlanSummary {
+  id: string;
+  plan: string;
+  reason: string;
+  state: RunState;
+}
+
+/** The file's content. `state` is the one-word summary people and scripts look at first. */
+export interface InstanceStatus {
+  apiVersion: typeof STATUS_API_VERSION;
+  kind: 'InstanceStatus';
+  instance: InstanceKey;
+  framework: { name: string; version?: string };
+  state: 'PENDING' | 'IN_PROGRESS' | 'COMPLETE' | 'ERROR' | 'FATAL_ERROR' | 'REFUSED' | 'REMOVED';
+  sourceCommit: string;
+  updatedAt: string;
+  observed: Fingerprint;
+  refusal?: RefusalStatus;
+  currentPlan?: PlanRun;
+  recentPlans: PlanSummary[];
+  inventory: string[];
+  schedules: ScheduleStatus[];
+  handledRequests: string[];
+}
+
+export interface BuildInput {
+  instance: InstanceKey;
+  framework: { name: string; version?: string };
+  sourceCommit: string;
+  observed: Fingerprint;
+  now: string;
+  checkpoint?: Checkpoint;
+  refusal?: RefusalStatus;
+  removed?: boolean;
+  schedules?: ScheduleStatus[];
+  /** Values to mask wherever they would appear (messages can quote them). */
+  sensitiveValues?: readonly string[];
+}
+
+export function buildStatus(input: BuildInput): InstanceStatus {
+  const cp = input.checkpoint;
+  const active = cp?.active;
+  const refusal = input.refusal ?? (cp?.refusal ? { code: cp.refusal.code, message: cp.refusal.message, at: cp.refusal.at } : undefined);
+  const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refusal && input.refusal ? 'REFUSED' : active ? stateWord(active.state) : refusal ? 'REFUSED' : 'PENDING';
+  const status: InstanceStatus = {
+    apiVersion: STATUS_API_VERSION,
+    kind: 'InstanceStatus',
+    instance: { ...input.instance },
+    framework: { ...input.framework },
+    state,
+    sourceCommit: input.sourceCommit,
+    updatedAt: input.now,
+    observed: { ...input.observed },
+    ...(refusal ? { refusal } : {}),
+    ...(active ? { currentPlan: active } : {}),
+    recentPlans: (cp?.history ?? []).slice(0, RECENT_PLANS_LIMIT).map((r) => ({ id: r.id, plan: r.plan, reason: r.reason, state: r.state })),
+    inventory: (cp?.inventory ?? []).map((e) => refKey(e)).sort(),
+    schedules: input.schedules ?? [],
+    handledRequests: (cp?.handledRequests ?? []).slice(0, 20),
+  };
+  return maskSensitive(status, input.sensitiveValues ?? []);
+}
+
+function stateWord(state: RunState): InstanceStatus['state'] {
+  return state.status === 'NEVER_RUN' ? 'PENDING' : state.status;
+}
+
+/** Stable YAML (fixed key order, no line folding) so unchanged status yields an identical blob. */
+export function formatStatus(status: InstanceStatus): string {
+  const header = '# Written by the Baton agent. Do not edit: changes are overwritten on the next transition.\n';
+  return header + jsYaml.dump(JSON.parse(JSON.stringify(status)), { schema: jsYaml.CORE_SCHEMA, lineWidth: -1, noRefs: true, sortKeys: false });
+}
+
+const statusShape = z.looseObject({
+  apiVersion: z.literal(STATUS_API_VERSION),
+  kind: z.literal('InstanceStatus'),
+  instance: z.object({ namespace: z.string(), name: z.string() }),
+  framework: z.looseObject({ name: z.string(), version: z.string().optional() }),
+  state: z.string(),
+  sourceCommit: z.string(),
+  updatedAt: z.string(),
+  observed: z.looseObject({ instance: z.string() }),
+  recentPlans: z.array(z.unknown()),
+  inventory: z.array(z.string()),
+  schedules: z.array(z.looseObject({ plan: z.string(), cron: z.string(), timezone: z.string(), lastRun: z.string().optional() })),
+  handledRequests: z.array(z.string()),
+});
+
+export class StatusFileError extends BatonError {
+  constructor(file: string, detail: string) {
+    super('STATUS_FILE_INVALID', `${file}: ${detail}`, { file });
+  }
+}
+
+/** Parses a status file written by (any version of) the agent; a hand-edited broken file is an error naming it. */
+export function parseStatus(text: string, file: string): InstanceStatus {
+  let doc: unknown;
+  try {
+    doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, filename: file });
+  } catch (err) {
+    throw new StatusFileError(file, `not valid YAML (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+  }
+  const result = statusShape.safeParse(doc);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new StatusFileError(file, `field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return result.data as unknown as InstanceStatus;
+}

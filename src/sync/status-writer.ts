@@ -1,0 +1,161 @@
+/**
+ * Writes status files back to Git: coalesces updates, commits them without a working tree on top of
+ * the branch tip (one commit per instance per flush, so every commit's trailers describe one
+ * instance), and pushes safely. A rejected push fetches, replays the unpushed status commits on the
+ * new tip and retries with backoff: never a force-push. Unpushed commits are kept under a ref in the
+ * agent's persistent bare clone, so a restarted agent pushes them: no transition goes missing.
+ */
+import git from 'isomorphic-git';
+import * as fs from 'node:fs';
+import { GitPushRejectedError } from '../git/errors.js';
+import { trackingRef, type GitMirror } from '../git/mirror.js';
+import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/trailers.js';
+import type { ObjectStore } from '../git/tree.js';
+import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
+import { BatonError } from '../errors.js';
+
+export const STATUS_FILE_TRAILER = 'Baton-Status-File';
+
+export interface StatusUpdate {
+  /** Repository path, e.g. `status/prod/redis.yaml`. */
+  path: string;
+  /** New content, or null to delete the file. */
+  content: string | null;
+  summary: string;
+  body?: string;
+  trailers: Trailers;
+}
+
+export interface StatusWriterOptions {
+  mirror: GitMirror;
+  store: ObjectStore;
+  /** The branch status commits go to (the watched branch, or the separate status branch). */
+  branch: string;
+  author: Identity;
+  sign?: (payload: string) => Promise<string>;
+  /** Updates arriving within this window share one commit per instance (default 1000 ms). */
+  coalesceMs?: number;
+  /** Push attempts before giving up for now (the commits stay queued for the next flush). Default 8. */
+  maxAttempts?: number;
+  /** First retry delay; doubles each attempt, with jitter (default 100 ms). */
+  backoffMs?: number;
+  /** Called on each rejected push (metrics). */
+  onRetry?: (attempt: number) => void;
+}
+
+export class StatusPushError extends BatonError {
+  constructor(branch: string, attempts: number, cause: unknown) {
+    super('STATUS_PUSH_FAILED', `status commits could not be pushed to ${branch} after ${attempts} attempts; they stay queued and are retried`, { branch, attempts }, { cause });
+  }
+}
+
+export class StatusWriter {
+  /** The unpushed status commits, oldest first, end at this ref of the bare clone. */
+  readonly pendingRef: string;
+  private readonly queued = new Map<string, StatusUpdate>();
+  private chain: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  commits = 0;
+  pushes = 0;
+
+  constructor(private readonly options: StatusWriterOptions) {
+    this.pendingRef = `refs/baton/pending/${options.branch}`;
+  }
+
+  /** Queues an update; it is committed at the end of the coalescing window (or by flush()). */
+  submit(update: StatusUpdate): void {
+    this.queued.set(update.path, update);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(() => undefined);
+    }, this.options.coalesceMs ?? 1000);
+  }
+
+  /** Commits everything queued and pushes it (with a previous agent's leftovers). */
+  flush(): Promise<void> {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const run = this.chain.then(async () => {
+      const updates = [...this.queued.values()];
+      this.queued.clear();
+      if (updates.length > 0) await this.commitAll(updates);
+      await this.push();
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the coalescing timer (call flush() first to keep queued updates). */
+  close(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+  }
+
+  get queuedCount(): number {
+    return this.queued.size;
+  }
+
+  private async base(): Promise<string | undefined> {
+    return (await this.options.mirror.revParse(this.pendingRef)) ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
+  }
+
+  private async commitAll(updates: StatusUpdate[]): Promise<void> {
+    let tip = await this.base();
+    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), messageOf(update));
+    if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
+  }
+
+  /** One status commit on `parent`; returns the parent unchanged when the file would not change. */
+  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string | undefined> {
+    const { store } = this.options;
+    const baseTree = parent === undefined ? undefined : await store.treeOfCommit(parent);
+    const tree = await writeTreeWith(store, baseTree, new Map([[path, content]]));
+    if (tree === baseTree) return parent;
+    this.commits += 1;
+    return writeCommit(store, {
+      tree, parents: parent === undefined ? [] : [parent], message, author: this.options.author,
+      ...(this.options.sign ? { sign: this.options.sign } : {}),
+    });
+  }
+
+  private async push(): Promise<void> {
+    const { mirror, branch } = this.options;
+    const attempts = this.options.maxAttempts ?? 8;
+    for (let attempt = 1; ; attempt++) {
+      const tip = await mirror.revParse(this.pendingRef);
+      if (tip === undefined) return;
+      try {
+        await mirror.push(tip, branch);
+        this.pushes += 1;
+        await mirror.setRef(this.pendingRef, undefined);
+        return;
+      } catch (err) {
+        if (!(err instanceof GitPushRejectedError)) throw err;
+        this.options.onRetry?.(attempt);
+        if (attempt >= attempts) throw new StatusPushError(branch, attempt, err);
+        await mirror.fetch(branch);
+        await this.replay(tip);
+        const delay = (this.options.backoffMs ?? 100) * 2 ** (attempt - 1);
+        await new Promise((r) => setTimeout(r, delay / 2 + Math.random() * delay));
+      }
+    }
+  }
+
+  /** Rebuilds the unpushed status commits ending at `tip` on the freshly fetched branch tip. */
+  private async replay(tip: string): Promise<void> {
+    const { mirror, store, branch } = this.options;
+    const remote = await mirror.revParse(trackingRef(branch));
+    const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
+    let base = remote;
+    for (const sha of listing.split('\n').filter((s) => s !== '')) {
+      const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
+      const path = trailer(parseTrailers(commit.message), STATUS_FILE_TRAILER);
+      if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
+      const tree = await store.at(sha);
+      base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
+    }
+    await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
+  }
+}
+
+function messageOf(update: StatusUpdate): string {
+  return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path]]);
+}

@@ -1,0 +1,68 @@
+/**
+ * The trailer vocabulary of status commits: `git log` is the operations history, and `baton history`
+ * reads these keys back. Keep names stable: scripts grep for them.
+ */
+import type { Trailers } from '../git/trailers.js';
+
+export const TRAILER = {
+  instance: 'Baton-Instance',
+  plan: 'Baton-Plan',
+  result: 'Baton-Result',
+  event: 'Baton-Event',
+  sourceCommit: 'Baton-Source-Commit',
+  frameworkVersion: 'Baton-Framework-Version',
+  runId: 'Baton-Run',
+  request: 'Baton-Request',
+} as const;
+
+export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested';
+
+export interface Transition {
+  instance: { namespace: string; name: string };
+  event: TransitionEvent;
+  /** State word, e.g. COMPLETE, IN_PROGRESS, FATAL_ERROR, REFUSED. */
+  result: string;
+  sourceCommit: string;
+  plan?: string;
+  runId?: string;
+  frameworkVersion?: string;
+  /** Seconds the plan took, for the summary of a finished plan. */
+  durationSeconds?: number;
+  phase?: string;
+  message?: string;
+}
+
+/** `prod/redis: backup COMPLETE in 42s` (namespace/instance, as in status/ paths and trailers). */
+export function summaryOf(t: Transition): string {
+  const who = `${t.instance.namespace}/${t.instance.name}`;
+  const plan = t.plan ?? 'plan';
+  switch (t.event) {
+    case 'plan-started': return `${who}: ${plan} started`;
+    case 'phase-complete': return `${who}: ${plan} phase ${t.phase ?? '?'} complete`;
+    case 'plan-complete': return `${who}: ${plan} COMPLETE${t.durationSeconds !== undefined ? ` in ${formatSeconds(t.durationSeconds)}` : ''}`;
+    case 'plan-failed': return `${who}: ${plan} ${t.result}${t.message ? `: ${t.message}` : ''}`;
+    case 'plan-superseded': return `${who}: ${plan} superseded`;
+    case 'refused': return `${who}: change refused${t.message ? `: ${t.message}` : ''}`;
+    case 'removed': return `${who}: removed`;
+    case 'requested': return `${who}: ${plan} requested`;
+  }
+}
+
+export function trailersOf(t: Transition): Trailers {
+  const out: [string, string][] = [
+    [TRAILER.instance, `${t.instance.namespace}/${t.instance.name}`],
+    [TRAILER.event, t.event],
+    [TRAILER.result, t.result],
+    [TRAILER.sourceCommit, t.sourceCommit],
+  ];
+  if (t.plan !== undefined) out.splice(1, 0, [TRAILER.plan, t.plan]);
+  if (t.runId !== undefined) out.push([TRAILER.runId, t.runId]);
+  if (t.frameworkVersion !== undefined) out.push([TRAILER.frameworkVersion, t.frameworkVersion]);
+  return out;
+}
+
+export function formatSeconds(s: number): string {
+  if (s < 120) return `${Math.round(s)}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

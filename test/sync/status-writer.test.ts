@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { GitMirror, ObjectStore } from '../../src/git/index.js';
+import { StatusWriter, type StatusUpdate } from '../../src/sync/status-writer.js';
+import { readHistory } from '../../src/sync/history.js';
+import { summaryOf, trailersOf, type Transition } from '../../src/sync/trailers.js';
+import { gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer, type WorkClone } from '../helpers/git-server.js';
+
+const author = { name: 'Baton Agent', email: 'agent@example.com' };
+
+function update(name: string, result: string, event: Transition['event'] = 'plan-complete'): StatusUpdate {
+  const t: Transition = { instance: { namespace: 'prod', name }, event, result, plan: 'deploy', sourceCommit: 'abc123', durationSeconds: 42 };
+  return { path: `status/prod/${name}.yaml`, content: `state: ${result}\n`, summary: summaryOf(t), trailers: trailersOf(t) };
+}
+
+describe('writing status back to Git', () => {
+  let sandbox: GitSandbox;
+  let server: GitServer;
+  let bob: WorkClone;
+
+  beforeAll(async () => {
+    sandbox = gitSandbox();
+    server = await startGitServer({ env: sandbox.env });
+    server.createBare('ops.git');
+    bob = await workClone(sandbox.env, server.url('ops.git'), join(sandbox.dir, 'bob'));
+    bob.write('instances/prod/redis.yaml', 'framework: redis\n');
+    bob.commit('add redis');
+    await bob.push();
+  });
+  afterAll(async () => {
+    await server.close();
+    sandbox.cleanup();
+  });
+
+  async function agent(dir: string, options: { maxAttempts?: number } = {}): Promise<{ mirror: GitMirror; writer: StatusWriter }> {
+    const mirror = new GitMirror({ dir: join(sandbox.dir, dir), remote: { url: server.url('ops.git'), auth: { kind: 'none' } }, env: sandbox.env });
+    await mirror.init();
+    await mirror.fetch('main');
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 50, backoffMs: 5, ...options });
+    return { mirror, writer };
+  }
+
+  it('GIVEN several updates of one instance in the coalescing window WHEN flushed THEN one commit with a summary and trailers', async () => {
+    const { writer } = await agent('coalesce');
+    writer.submit(update('redis', 'IN_PROGRESS', 'plan-started'));
+    writer.submit(update('redis', 'COMPLETE'));
+    await writer.flush();
+    await bob.pull();
+    expect(bob.git('log', '-1', '--format=%s')).toBe('prod/redis: deploy COMPLETE in 42s');
+    expect(bob.git('log', '-1', '--format=%an <%ae>')).toBe('Baton Agent <agent@example.com>');
+    expect(bob.git('log', '-1', '--format=%(trailers:key=Baton-Result,valueonly)')).toBe('COMPLETE');
+    expect(bob.git('show', 'HEAD:status/prod/redis.yaml')).toBe('state: COMPLETE');
+    expect(writer.commits).toBe(1);
+  });
+
+  it('GIVEN someone pushed meanwhile WHEN the status push is rejected THEN it is rebuilt on the new tip and retried, keeping their commit', async () => {
+    const { writer } = await agent('rejected');
+    bob.write('instances/prod/cache.yaml', 'framework: redis\n');
+    const theirs = bob.commit('add cache');
+    await bob.push();
+    writer.submit(update('cache', 'IN_PROGRESS', 'plan-started'));
+    await writer.flush();
+    await bob.pull();
+    expect(bob.git('log', '-1', '--format=%s')).toBe('prod/cache: deploy started');
+    expect(bob.git('rev-parse', 'HEAD~1')).toBe(theirs);
+    expect(writer.pushes).toBe(1);
+  });
+
+  it('GIVEN an agent whose push kept failing WHEN a new agent starts on the same clone THEN the queued commits are pushed, none lost', async () => {
+    const first = await agent('restart', { maxAttempts: 1 });
+    bob.write('README.md', 'moved on\n');
+    bob.commit('someone else');
+    await bob.push();
+    first.writer.submit(update('redis', 'IN_PROGRESS', 'plan-started'));
+    await first.writer.flush().catch(() => undefined);
+    first.writer.submit(update('redis', 'COMPLETE'));
+    await first.writer.flush().catch(() => undefined);
+    expect(await first.mirror.revParse('refs/baton/pending/main')).toBeDefined();
+
+    const second = await agent('restart');
+    await second.writer.flush();
+    await bob.pull();
+    const subjects = bob.git('log', '-3', '--format=%s').split('\n');
+    expect(subjects).toEqual(['prod/redis: deploy COMPLETE in 42s', 'prod/redis: deploy started', 'someone else']);
+    expect(await second.mirror.revParse('refs/baton/pending/main')).toBeUndefined();
+  });
+
+  it('GIVEN status commits WHEN the history is read THEN entries come from trailers, newest first, filtered by instance', async () => {
+    const { mirror } = await agent('history');
+    const all = await readHistory(mirror, { ref: 'refs/remotes/origin/main' });
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    expect(all[0]).toMatchObject({ instance: 'prod/redis', plan: 'deploy', result: 'COMPLETE', event: 'plan-complete', sourceCommit: 'abc123' });
+    const cache = await readHistory(mirror, { ref: 'refs/remotes/origin/main', instance: 'cache' });
+    expect(cache.map((e) => e.summary)).toEqual(['prod/cache: deploy started']);
+    expect(await readHistory(mirror, { ref: 'refs/remotes/origin/main', since: '2030-01-01' })).toEqual([]);
+  });
+});
