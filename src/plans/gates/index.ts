@@ -50,3 +50,4 @@ export function gateFor(obj: KubeObject, ctx: GateContext): GateResult {
   const gate = BUILT_IN.get(gateKey(obj)) ?? kstatusGate;
   return gate(obj, ctx);
 }
+export { explainFromCluster, isWorkload, matchLabelsSelector } from './pods-lookup.js';
