@@ -12,8 +12,9 @@ import { catalogVersions, formatProblems, loadCatalogFramework, renderOk, templa
 const renderer = new Renderer();
 afterAll(() => renderer.close());
 
+/** Keys sorted, so the snapshots follow what is rendered, not the order the enhancer adds fields in. */
 function snapshotText(plan: RenderedPlan): string {
-  return yaml.dump(plan, { schema: yaml.CORE_SCHEMA, lineWidth: -1, noRefs: true });
+  return yaml.dump(plan, { schema: yaml.CORE_SCHEMA, lineWidth: -1, noRefs: true, sortKeys: true });
 }
 
 describe.each(catalogVersions())('catalog framework $label rendered with its defaults', (v) => {
