@@ -157,12 +157,10 @@ export class Store {
     return this.core.present(updateObject(this.core, type, namespace, name, obj, options), type);
   }
 
+  /** PATCH of any type; `apply` may create (then `created` is true). On `scale`, the object is the Scale. */
   patch(type: ResourceType, namespace: string | undefined, name: string, patchType: PatchType, body: unknown, options: UpdateOptions = {}): PatchResult {
-    if (options.subresource === 'scale') {
-      const result = patchObject(this.core, type, namespace, name, patchType, body, options);
-      return result;
-    }
     const result = patchObject(this.core, type, namespace, name, patchType, body, options);
+    if (options.subresource === 'scale') return result;
     return { object: this.core.present(result.object, type), created: result.created };
   }
 

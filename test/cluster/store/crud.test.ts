@@ -1,0 +1,191 @@
+/**
+ * Contract: create, get, update (optimistic concurrency, generation, status subresource), dry run and
+ * validation errors, against the Store directly.
+ */
+import { describe, expect, it } from 'vitest';
+import { apiError, configMap, deployment, newStore, types } from './fixtures.js';
+
+describe('create and get', () => {
+  it('GIVEN a new ConfigMap WHEN created THEN the server fills uid, creationTimestamp, generation 1 and a resourceVersion', () => {
+    const store = newStore();
+    const { cm } = types(store);
+    const created = store.create(cm, 'default', configMap('a', { k: 'v' }));
+    expect(created.metadata).toMatchObject({ name: 'a', namespace: 'default', generation: 1 });
+    expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(store.get(cm, 'default', 'a')).toEqual(created);
+    expect(created.metadata.resourceVersion).toBe(store.resourceVersion());
+  });
+
+  it('generateName gets a random five-character suffix', () => {
+    const store = newStore();
+    const created = store.create(types(store).cm, 'default', { metadata: { generateName: 'job-' }, data: {} });
+    expect(created.metadata.name).toMatch(/^job-[a-z0-9]{5}$/);
+  });
+
+  it.each([
+    ['a duplicate name is 409 AlreadyExists', 'default', 409, 'AlreadyExists', 'configmaps "dup" already exists'],
+    ['a missing namespace is 404 naming the namespace', 'nowhere', 404, 'NotFound', 'namespaces "nowhere" not found'],
+  ])('%s', (_name, ns, code, reason, message) => {
+    const store = newStore();
+    const { cm } = types(store);
+    store.create(cm, 'default', configMap('dup'));
+    const err = apiError(() => store.create(cm, ns, configMap('dup')));
+    expect(err.httpCode).toBe(code);
+    expect(err.status).toMatchObject({ kind: 'Status', status: 'Failure', reason, code, message });
+  });
+
+  it('get of a missing object is NotFound with the group-qualified resource', () => {
+    const store = newStore();
+    const err = apiError(() => store.get(types(store).deploy, 'default', 'web'));
+    expect(err.status).toMatchObject({ code: 404, reason: 'NotFound', message: 'deployments.apps "web" not found', details: { name: 'web', group: 'apps', kind: 'deployments' } });
+  });
+
+  it('returned objects are immutable snapshots', () => {
+    const store = newStore();
+    const created = store.create(types(store).cm, 'default', configMap('a', { k: 'v' }));
+    expect(() => {
+      (created.data as Record<string, string>).k = 'changed';
+    }).toThrow(TypeError);
+  });
+});
+
+describe('update: optimistic concurrency and generation', () => {
+  it('GIVEN two writers WHEN the second sends the stale resourceVersion THEN 409 Conflict with the real message', () => {
+    const store = newStore();
+    const { cm } = types(store);
+    const v1 = store.create(cm, 'default', configMap('a', { k: '1' }));
+    store.update(cm, 'default', 'a', { ...v1, data: { k: '2' } });
+    const err = apiError(() => store.update(cm, 'default', 'a', { ...v1, data: { k: '3' } }));
+    expect(err.status).toMatchObject({
+      code: 409,
+      reason: 'Conflict',
+      message: 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+    });
+    expect(store.get(cm, 'default', 'a').data).toEqual({ k: '2' });
+  });
+
+  it('an update without resourceVersion is unconditional', () => {
+    const store = newStore();
+    const { cm } = types(store);
+    store.create(cm, 'default', configMap('a', { k: '1' }));
+    const updated = store.update(cm, 'default', 'a', configMap('a', { k: '9' }));
+    expect(updated.data).toEqual({ k: '9' });
+  });
+
+  it.each([
+    ['a spec change bumps generation', (d: any) => ({ ...d, spec: { ...d.spec, replicas: 5 } }), 2],
+    ['a label change does not', (d: any) => ({ ...d, metadata: { ...d.metadata, labels: { x: 'y' } } }), 1],
+    ['a status change on the main resource is ignored', (d: any) => ({ ...d, status: { replicas: 7 } }), 1],
+  ])('%s', (_name, change, generation) => {
+    const store = newStore();
+    const { deploy } = types(store);
+    const d = store.create(deploy, 'default', deployment('web'));
+    const updated = store.update(deploy, 'default', 'web', change(d));
+    expect(updated.metadata.generation).toBe(generation);
+    expect(updated.status).toBeUndefined();
+  });
+
+  it('an identical update is a no-op that keeps the resourceVersion', () => {
+    const store = newStore();
+    const { cm } = types(store);
+    const v1 = store.create(cm, 'default', configMap('a', { k: '1' }));
+    expect(store.update(cm, 'default', 'a', v1).metadata.resourceVersion).toBe(v1.metadata.resourceVersion);
+  });
+
+  it('GIVEN a Deployment WHEN its status subresource is updated THEN only status changes and generation stays', () => {
+    const store = newStore();
+    const { deploy } = types(store);
+    const d = store.create(deploy, 'default', deployment('web'));
+    const updated = store.update(deploy, 'default', 'web', { ...d, spec: { replicas: 99 }, status: { readyReplicas: 1, observedGeneration: 1 } }, { subresource: 'status', fieldManager: 'controller' });
+    expect(updated.status).toEqual({ readyReplicas: 1, observedGeneration: 1 });
+    expect((updated.spec as { replicas: number }).replicas).toBe(1);
+    expect(updated.metadata.generation).toBe(1);
+    expect(updated.metadata.managedFields?.find((m) => m.manager === 'controller')).toMatchObject({ operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': { 'f:readyReplicas': {}, 'f:observedGeneration': {} } } });
+  });
+});
+
+describe('dry run', () => {
+  it.each([
+    ['create', (s: any, t: any) => s.create(t.cm, 'default', configMap('new'), { dryRun: true })],
+    ['update', (s: any, t: any) => s.update(t.cm, 'default', 'old', configMap('old', { k: 'dry' }), { dryRun: true })],
+    ['merge patch', (s: any, t: any) => s.patch(t.cm, 'default', 'old', 'merge', { data: { k: 'dry' } }, { dryRun: true })],
+    ['apply', (s: any, t: any) => s.patch(t.cm, 'default', 'old', 'apply', configMap('old', { k: 'dry' }), { dryRun: true, fieldManager: 'm', force: true })],
+    ['delete', (s: any, t: any) => s.delete(t.cm, 'default', 'old', { dryRun: true })],
+  ])('a dry-run %s answers but persists nothing and emits no watch event', (_verb, write) => {
+    const store = newStore();
+    const t = types(store);
+    store.create(t.cm, 'default', configMap('old', { k: 'v' }));
+    const rv = store.resourceVersion();
+    const events: unknown[] = [];
+    const w = store.watch(t.cm, 'default', { resourceVersion: rv }, (e) => events.push(e));
+    const answer = write(store, t);
+    expect(answer).toBeDefined();
+    w.stop();
+    expect(events).toEqual([]);
+    expect(store.resourceVersion()).toBe(rv);
+    expect(store.get(t.cm, 'default', 'old').data).toEqual({ k: 'v' });
+    expect(store.list(t.cm, 'default').items.map((o) => o.metadata.name)).toEqual(['old']);
+  });
+});
+
+describe('validation and defaulting', () => {
+  it.each([
+    ['a selector that does not match the template labels', (d: any) => { d.spec.template.metadata.labels = { app: 'other' }; }, 'spec.template.metadata.labels', '`selector` does not match template `labels`'],
+    ['a container without an image', (d: any) => { delete d.spec.template.spec.containers[0].image; }, 'spec.template.spec.containers[0].image', 'Required value'],
+    ['a missing selector', (d: any) => { delete d.spec.selector; }, 'spec.selector', 'Required value'],
+    ['negative replicas', (d: any) => { d.spec.replicas = -1; }, 'spec.replicas', 'must be greater than or equal to 0'],
+    ['an upper-case name', (d: any) => { d.metadata.name = 'Web'; }, 'metadata.name', 'a lowercase RFC 1123 subdomain'],
+  ])('a Deployment with %s is 422 Invalid with a cause naming the field', (_name, breakIt, field, text) => {
+    const store = newStore();
+    const d = structuredClone(deployment('web')) as any;
+    breakIt(d);
+    const err = apiError(() => store.create(types(store).deploy, 'default', d));
+    expect(err.httpCode).toBe(422);
+    expect(err.status.reason).toBe('Invalid');
+    expect(err.status.message).toMatch(/^Deployment\.apps "(web|Web)" is invalid: /);
+    expect(err.status.details?.causes).toEqual(expect.arrayContaining([expect.objectContaining({ field, message: expect.stringContaining(text) })]));
+  });
+
+  it.each([
+    ['a Service clusterIP', 'svc', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } }, (o: any) => { o.spec.clusterIP = '10.96.9.9'; }, 'spec.clusterIPs[0]'],
+    ['a Deployment selector', 'deploy', deployment('web'), (o: any) => { o.spec.selector = { matchLabels: { app: 'web', v: '2' } }; o.spec.template.metadata.labels.v = '2'; }, 'spec.selector'],
+    ['an immutable ConfigMap\'s data', 'cm', { ...configMap('c', { a: '1' }), immutable: true }, (o: any) => { o.data = { a: '2' }; }, 'data'],
+    ['a StatefulSet serviceName', 'sts', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } }, (o: any) => { o.spec.serviceName = 'other'; }, 'spec'],
+  ])('changing %s is refused as immutable', (_name, kind, obj, change, field) => {
+    const store = newStore();
+    const t = (types(store) as any)[kind];
+    const created = store.create(t, 'default', obj);
+    const next = structuredClone(created) as any;
+    change(next);
+    const err = apiError(() => store.update(t, 'default', created.metadata.name ?? '', next));
+    expect(err.httpCode).toBe(422);
+    expect(err.status.details?.causes?.[0]?.field).toBe(field);
+  });
+
+  it('defaults what users expect to see', () => {
+    const store = newStore();
+    const t = types(store);
+    const svc = store.create(t.svc, 'default', { metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } });
+    expect(svc.spec).toMatchObject({ type: 'ClusterIP', clusterIP: expect.stringMatching(/^10\.96\.\d+\.\d+$/), ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] });
+    const d = store.create(t.deploy, 'default', deployment('web'));
+    expect(d.spec).toMatchObject({ revisionHistoryLimit: 10, progressDeadlineSeconds: 600, strategy: { type: 'RollingUpdate' }, template: { spec: { restartPolicy: 'Always' } } });
+    expect(store.get(t.ns, undefined, 'default').status).toEqual({ phase: 'Active' });
+    const secret = store.create(t.secret, 'default', { metadata: { name: 'x' }, stringData: { password: 'hunter2' } });
+    expect(secret).toMatchObject({ type: 'Opaque', data: { password: Buffer.from('hunter2').toString('base64') } });
+    expect(secret.stringData).toBeUndefined();
+  });
+
+  it('a Job with the default restartPolicy Always is refused like on a real server', () => {
+    const store = newStore();
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const err = apiError(() => store.create(types(store).job, 'default', job));
+    expect(err.status.details?.causes?.[0]).toMatchObject({ field: 'spec.template.spec.restartPolicy', type: 'FieldValueNotSupported' });
+  });
+
+  it('a body of the wrong kind is 400 BadRequest', () => {
+    const store = newStore();
+    const err = apiError(() => store.create(types(store).cm, 'default', { ...configMap('a'), kind: 'Secret' }));
+    expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest' });
+  });
+});
