@@ -68,6 +68,9 @@ export function enhanceObject(obj: KubeObject, ctx: EnhanceContext): void {
     [ANNOTATION_STEP]: ctx.step,
   });
   if (!isClusterScoped(obj.kind)) obj.metadata.namespace = ctx.namespace;
+  // Readable and stable key order: name, namespace, labels, annotations, then whatever the template set.
+  const { name, namespace, labels, annotations, ...rest } = obj.metadata;
+  obj.metadata = { ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}), ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}), ...rest };
   const pod = podTemplateOf(obj);
   if (pod) Object.assign(stringMap(metadataOf(pod), 'labels'), ctx.labels);
   if (obj.kind === 'CronJob' && isRecord(obj.spec) && isRecord(obj.spec.jobTemplate)) {

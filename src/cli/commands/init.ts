@@ -1,7 +1,60 @@
+/**
+ * `baton init [DIR]`: creates a GitOps repository from the template Baton ships (repo-template/) and
+ * runs `git init` in it. Refuses a non-empty DIR so nothing is overwritten.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cp, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Command } from 'commander';
+import { errorMessage } from '../../errors.js';
 import type { CliIO } from '../io.js';
-import { notImplemented } from './not-implemented.js';
+
+/** repo-template/ of the installed package, found by walking up from this file (works from src/ and dist/). */
+export function templateDir(): string | undefined {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
+    const candidate = join(dir, 'repo-template');
+    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
 
 export function registerInit(program: Command, io: CliIO): void {
-  program.command('init').description('Create a new GitOps repository from the template').action(notImplemented(io, 'init', 2));
+  program
+    .command('init')
+    .description('Create a new GitOps repository from the template and git init it')
+    .argument('[dir]', 'folder to create (must be empty or absent)', '.')
+    .action(async (dir: string) => {
+      io.exitCode = await runInit(io, resolve(io.cwd, dir));
+    });
+}
+
+async function runInit(io: CliIO, target: string): Promise<number> {
+  const source = templateDir();
+  if (source === undefined || readdirSync(source).length === 0) {
+    io.stderr('error: the repository template (repo-template/) is missing from this installation\n');
+    return 1;
+  }
+  if (existsSync(target)) {
+    if (!statSync(target).isDirectory()) {
+      io.stderr(`error: ${target} exists and is not a folder\n`);
+      return 1;
+    }
+    if (readdirSync(target).length > 0) {
+      io.stderr(`error: ${target} is not empty; baton init only creates new repositories\n`);
+      return 1;
+    }
+  }
+  try {
+    await mkdir(target, { recursive: true });
+    await cp(source, target, { recursive: true, errorOnExist: true, force: false });
+    await promisify(execFile)('git', ['init', '--quiet', target], { timeout: 30_000 });
+  } catch (err) {
+    io.stderr(`error: ${errorMessage(err)}\n`);
+    return 1;
+  }
+  io.stdout(`created a Baton repository in ${target}\nnext: edit instances/, then run: baton validate ${target}\n`);
+  return 0;
 }

@@ -1,0 +1,127 @@
+/**
+ * `baton validate`: checks a whole repository, one framework version or one instance and collects every
+ * problem (schema, cross-references, schedules, and that every plan renders: with defaults for a
+ * framework, with the instance's values for an instance).
+ */
+import type { Framework, Instance } from './model.js';
+import { frameworkProblems } from './framework-checks.js';
+import { loadInstanceFramework } from './instance-render.js';
+import { isRequired, resolveParams, type ParamValues } from './params.js';
+import { renderPlan } from './plan.js';
+import { hasErrors, sortProblems, type Problem } from './problems.js';
+import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
+import type { Renderer } from './sandbox/renderer.js';
+import { scheduleProblems } from './schedules.js';
+import type { ParamDecl } from './schemas.js';
+import type { FileTree } from './tree.js';
+
+export type ValidateScope =
+  | { kind: 'repository' }
+  | { kind: 'framework'; name: string; version: string }
+  | { kind: 'instance'; file: string };
+
+export interface ValidationReport {
+  problems: Problem[];
+  frameworks: number;
+  instances: number;
+  ok: boolean;
+}
+
+/** A value of the declared type for a required parameter without default, so plans can render. */
+function sampleValue(p: ParamDecl): unknown {
+  if (p.enum && p.enum.length > 0) return p.enum[0];
+  switch (p.type) {
+    case 'integer':
+    case 'number':
+      return p.minimum ?? (p.maximum !== undefined ? Math.min(1, p.maximum) : 1);
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    case 'string':
+      return 'example';
+  }
+}
+
+async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer): Promise<Problem[]> {
+  const out: Problem[] = [];
+  const results = await Promise.all(
+    Object.keys(fw.decl.plans).sort().map((plan) => renderPlan({ framework: fw, instance, params, sensitiveValues: sensitive, plan, stepTimeoutSeconds: stepTimeout, renderer })),
+  );
+  const seen = new Set<string>();
+  for (const r of results) {
+    for (const p of r.problems) {
+      // The same template error shows in every plan that renders it: report it once.
+      const key = `${p.code}|${p.file}|${p.line}|${p.message}`;
+      if (!seen.has(key)) out.push(p);
+      seen.add(key);
+    }
+  }
+  return out;
+}
+
+export async function validateFramework(tree: FileTree, name: string, version: string, renderer: Renderer, stepTimeout = 600): Promise<Problem[]> {
+  const loaded = await loadFramework(tree, name, version);
+  if (!loaded.ok) return loaded.problems;
+  const fw = loaded.value;
+  const problems = [...loaded.problems, ...frameworkProblems(fw)];
+  if (hasErrors(problems)) return problems;
+  const values: ParamValues = {};
+  for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);
+  const resolved = resolveParams(fw.params, values, undefined, `${fw.dir}/params.yaml`);
+  problems.push(...resolved.problems);
+  if (hasErrors(problems)) return problems;
+  problems.push(...(await renderAllPlans(fw, { name: 'validate', namespace: 'validate' }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer)));
+  return problems;
+}
+
+export async function validateInstance(tree: FileTree, file: string, renderer: Renderer, stepTimeout = 600, renderPlans = true): Promise<Problem[]> {
+  const loaded = await loadInstance(tree, file);
+  if (!loaded.ok) return loaded.problems;
+  const inst: Instance = loaded.value;
+  const fw = await loadInstanceFramework(tree, inst);
+  if (!fw.ok) return [...loaded.problems, ...fw.problems];
+  const problems = [...loaded.problems];
+  problems.push(...scheduleProblems(inst, new Set(Object.keys(fw.value.decl.plans))));
+  const resolved = resolveParams(fw.value.params, inst.decl.params, { source: inst.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  problems.push(...resolved.problems);
+  if (hasErrors(resolved.problems) || !renderPlans) return problems;
+  problems.push(...(await renderAllPlans(fw.value, { name: inst.name, namespace: inst.namespace }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer)));
+  return problems;
+}
+
+export async function validateRepository(tree: FileTree, renderer: Renderer, scope: ValidateScope = { kind: 'repository' }): Promise<ValidationReport> {
+  const settings = await loadSettings(tree);
+  const problems: Problem[] = [...settings.problems];
+  const stepTimeout = settings.ok ? settings.value.stepTimeoutSeconds : 600;
+  let frameworks = 0;
+  let instances = 0;
+  if (scope.kind === 'framework') {
+    frameworks = 1;
+    problems.push(...(await validateFramework(tree, scope.name, scope.version, renderer, stepTimeout)));
+  } else if (scope.kind === 'instance') {
+    instances = 1;
+    problems.push(...(await validateInstance(tree, scope.file, renderer, stepTimeout)));
+  } else {
+    const fws = await listFrameworks(tree);
+    frameworks = fws.length;
+    const badFrameworks = new Set<string>();
+    for (const f of fws) {
+      const found = await validateFramework(tree, f.name, f.version, renderer, stepTimeout);
+      if (hasErrors(found)) badFrameworks.add(`${f.name}@${f.version}`);
+      problems.push(...found);
+    }
+    const files = await listInstances(tree);
+    instances = files.length;
+    for (const file of files) {
+      const inst = await loadInstance(tree, file);
+      // An instance of a broken framework version would repeat the framework's errors: check values only.
+      const render = !(inst.ok && badFrameworks.has(`${inst.value.decl.framework}@${inst.value.decl.version}`));
+      problems.push(...(await validateInstance(tree, file, renderer, stepTimeout, render)));
+    }
+  }
+  const sorted = sortProblems(problems);
+  return { problems: sorted, frameworks, instances, ok: !hasErrors(sorted) };
+}
