@@ -14,22 +14,32 @@ const VOLATILE_ANNOTATIONS = ['baton.dev/plan', 'baton.dev/phase', 'baton.dev/st
 export type Masker = (text: string) => string;
 
 export function toComparableYaml(obj: KubeObject, mask: Masker): string {
+  return mask(plainYaml(obj));
+}
+
+function plainYaml(obj: KubeObject): string {
   const copy = structuredClone(obj);
   const annotations = copy.metadata.annotations;
   if (annotations) {
     for (const key of VOLATILE_ANNOTATIONS) delete annotations[key];
     if (Object.keys(annotations).length === 0) delete copy.metadata.annotations;
   }
-  return mask(jsYaml.dump(copy, { noRefs: true, lineWidth: -1, sortKeys: false }));
+  return jsYaml.dump(copy, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
+
+/** Shown instead of a diff when only masked (sensitive) values differ, so the change is not hidden. */
+export const SENSITIVE_ONLY = '(only sensitive values changed; they are masked)';
 
 export function diffObject(before: KubeObject | undefined, after: KubeObject, mask: Masker): ObjectChange {
   const ref = refOf(after);
-  const afterYaml = toComparableYaml(after, mask);
-  if (!before) return { change: 'create', ref, yaml: afterYaml };
-  const beforeYaml = toComparableYaml(before, mask);
-  if (beforeYaml === afterYaml) return { change: 'unchanged', ref };
-  return { change: 'update', ref, diff: unifiedDiff(refLabel(ref), beforeYaml, afterYaml) };
+  const afterPlain = plainYaml(after);
+  if (!before) return { change: 'create', ref, yaml: mask(afterPlain) };
+  const beforePlain = plainYaml(before);
+  // Compare unmasked text: a changed password must show as a change even though both sides print ***.
+  if (beforePlain === afterPlain) return { change: 'unchanged', ref };
+  const [beforeMasked, afterMasked] = [mask(beforePlain), mask(afterPlain)];
+  if (beforeMasked === afterMasked) return { change: 'update', ref, diff: SENSITIVE_ONLY };
+  return { change: 'update', ref, diff: unifiedDiff(refLabel(ref), beforeMasked, afterMasked) };
 }
 
 export function unifiedDiff(label: string, before: string, after: string): string {

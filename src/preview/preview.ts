@@ -1,0 +1,217 @@
+/**
+ * `baton preview`: what merging a change would do. Loads every instance at the base and the head,
+ * keeps those the change affects (their file, or the framework version they use), asks plan selection
+ * what would run (exactly as the agent would), renders it and compares objects with the base.
+ */
+import { errorMessage } from '../errors.js';
+import type { KubeClient } from '../kube/client.js';
+import { refKey, refOf } from '../kube/object.js';
+import { desiredStoredValues, selectPlan, type PreviousState, type Selection } from '../plans/selection.js';
+import { frameworkDigest } from '../render/digest.js';
+import { listFrameworks, listInstances, loadFramework, maskSensitive, type FileTree, type Problem, type Renderer } from '../render/index.js';
+import { instanceAt, type InstanceAt } from './instance-at.js';
+import { liveChanges } from './live.js';
+import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.js';
+import { appliedObjects, renderLoaded } from './render-objects.js';
+import { diffSchedules } from './schedules.js';
+import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
+
+export interface PreviewInput {
+  base: FileTree;
+  head: FileTree;
+  baseRef: string;
+  headRef: string;
+  renderer: Renderer;
+  now: Date;
+  /** With a cluster: also the difference against live objects (server-side dry-run apply). */
+  live?: KubeClient;
+}
+
+type Loaded = Extract<InstanceAt, { ok: true }>;
+const LIFECYCLE = new Set(['deploy', 'update', 'upgrade']);
+
+export async function buildPreview(input: PreviewInput): Promise<PreviewReport> {
+  const [baseFiles, headFiles] = await Promise.all([listInstances(input.base), listInstances(input.head)]);
+  const files = [...new Set([...baseFiles, ...headFiles])].sort();
+  const instances: InstancePreview[] = [];
+  const problems: PreviewProblem[] = [];
+  for (const file of files) {
+    const before = baseFiles.includes(file) ? await instanceAt(input.base, file) : undefined;
+    const after = headFiles.includes(file) ? await instanceAt(input.head, file) : undefined;
+    if (!isAffected(before, after)) continue;
+    const preview = await previewInstance(file, before, after, input);
+    if (preview.problems.length > 0) problems.push(...preview.problems);
+    instances.push(preview.instance);
+  }
+  const frameworks = await frameworkChanges(input.base, input.head, headFiles);
+  const acceptable = problems.length === 0 && instances.every((i) => i.outcome !== 'refused');
+  return { base: input.baseRef, head: input.headRef, instances, frameworks, problems, acceptable };
+}
+
+/** A file change, a framework content change or a newly broken instance affects it. */
+function isAffected(before: InstanceAt | undefined, after: InstanceAt | undefined): boolean {
+  if (!before || !after) return true;
+  if (before.text !== after.text) return true;
+  if (before.ok && after.ok) return before.desired.frameworkHash !== after.desired.frameworkHash;
+  return before.ok !== after.ok;
+}
+
+function idOf(file: string): InstanceId {
+  const parts = file.split('/');
+  return { namespace: parts[1] ?? '', name: (parts[2] ?? '').replace(/\.ya?ml$/, '') };
+}
+
+function located(p: Problem): PreviewProblem {
+  return { code: p.code, file: p.file, ...(p.line > 0 ? { line: p.line } : {}), message: p.message };
+}
+
+interface InstanceResult {
+  instance: InstancePreview;
+  problems: PreviewProblem[];
+}
+
+async function previewInstance(file: string, before: InstanceAt | undefined, after: InstanceAt | undefined, input: PreviewInput): Promise<InstanceResult> {
+  const instance = idOf(file);
+  const secrets = [...(before?.sensitiveValues ?? []), ...(after?.sensitiveValues ?? [])];
+  const mask: Masker = (text) => maskSensitive(text, secrets);
+  if (!after) return { instance: await removal(instance, before, input, mask), problems: [] };
+  if (!after.ok) {
+    const errors = after.problems.filter((p) => p.severity === 'error').map((p) => maskSensitive(located(p), secrets));
+    const first = errors[0];
+    const refusal: InstancePreview = {
+      outcome: 'refused',
+      instance,
+      code: first?.code ?? 'INVALID',
+      message: first ? `${first.file}${first.line ? `:${first.line}` : ''}: ${first.message}` : 'the instance is invalid',
+      details: errors.slice(1).map((p) => `${p.file}${p.line ? `:${p.line}` : ''} ${p.code}: ${p.message}`),
+    };
+    return { instance: refusal, problems: errors };
+  }
+  const previous = before?.ok ? previousOf(before) : undefined;
+  const selection = selectPlan(previous, after.desired);
+  return { instance: await fromSelection(instance, selection, before?.ok ? before : undefined, after, input, mask), problems: [] };
+}
+
+function previousOf(state: Loaded): PreviousState {
+  return { frameworkVersion: state.desired.frameworkVersion, frameworkHash: state.desired.frameworkHash, values: desiredStoredValues(state.desired), handledRequests: [] };
+}
+
+async function fromSelection(instance: InstanceId, selection: Selection, before: Loaded | undefined, after: Loaded, input: PreviewInput, mask: Masker): Promise<InstancePreview> {
+  const schedules = diffSchedules(before?.instance.decl.schedules ?? [], after.instance.decl.schedules, input.now);
+  switch (selection.kind) {
+    case 'refuse':
+      return { outcome: 'refused', instance, code: selection.code, message: mask(selection.message), details: detailLines(selection.details).map(mask) };
+    case 'nothing':
+      return { outcome: 'no-plan', instance, reasons: [schedules.length > 0 ? 'only schedules changed' : selection.reason], schedules };
+    case 'remove':
+      return { outcome: 'remove', instance, cleanupPlan: selection.cleanupPlan ?? null, steps: [], pruned: [] };
+    case 'run':
+      break;
+  }
+  const headPlan = await renderLoaded(after, selection.plan, selection.args, input.renderer);
+  if (!headPlan.ok) {
+    const [first, ...rest] = headPlan.problems.filter((p) => p.severity === 'error').map(located);
+    return { outcome: 'refused', instance, code: first?.code ?? 'RENDER_FAILED', message: mask(first?.message ?? 'rendering failed'), details: rest.map((p) => mask(`${p.code}: ${p.message}`)) };
+  }
+  const family = LIFECYCLE.has(selection.plan) ? ['deploy', selection.plan] : [selection.plan];
+  const baseObjects = before ? await objectsOf(before, family, input.renderer) : [];
+  const headObjects = [...appliedObjects(headPlan.plan), ...(await objectsOf(after, family.filter((p) => p !== selection.plan), input.renderer))];
+  const baseIndex = indexByRef(baseObjects);
+  const steps: StepPreview[] = [];
+  for (const phase of headPlan.plan.phases) {
+    for (const step of phase.steps) {
+      const changes = step.actions.map((a) =>
+        a.action === 'delete' ? { change: 'delete' as const, ref: refOf(a.object) } : diffObject(baseIndex.get(refKey(refOf(a.object))), a.object, mask),
+      );
+      steps.push({ phase: phase.name, step: step.name, changes });
+    }
+  }
+  const preview: InstancePreview = {
+    outcome: 'run',
+    instance,
+    plan: selection.plan,
+    reasons: [selection.reason],
+    warnings: selection.warnings,
+    steps,
+    pruned: prunedRefs(baseObjects, headObjects),
+    schedules,
+  };
+  if (input.live) preview.live = await liveChanges(input.live, appliedObjects(headPlan.plan), mask);
+  return preview;
+}
+
+async function objectsOf(state: Loaded, plans: string[], renderer: Renderer): Promise<ReturnType<typeof appliedObjects>> {
+  const out = [];
+  for (const plan of new Set(plans)) {
+    const r = await renderLoaded(state, plan, {}, renderer);
+    if (r.ok) out.push(...appliedObjects(r.plan));
+  }
+  return out;
+}
+
+async function removal(instance: InstanceId, before: InstanceAt | undefined, input: PreviewInput, mask: Masker): Promise<InstancePreview> {
+  if (!before?.ok) return { outcome: 'remove', instance, cleanupPlan: null, steps: [], pruned: [] };
+  const hasCleanup = before.framework.decl.plans.cleanup !== undefined;
+  const steps: StepPreview[] = [];
+  if (hasCleanup) {
+    const cleanup = await renderLoaded(before, 'cleanup', {}, input.renderer);
+    if (cleanup.ok) {
+      for (const phase of cleanup.plan.phases) {
+        for (const step of phase.steps) {
+          steps.push({ phase: phase.name, step: step.name, changes: step.actions.map((a) => (a.action === 'delete' ? { change: 'delete' as const, ref: refOf(a.object) } : diffObject(undefined, a.object, mask))) });
+        }
+      }
+    }
+  }
+  return { outcome: 'remove', instance, cleanupPlan: hasCleanup ? 'cleanup' : null, steps, pruned: prunedRefs(await objectsOf(before, ['deploy'], input.renderer), []) };
+}
+
+function detailLines(details: Record<string, unknown>): string[] {
+  return Object.entries(details).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+}
+
+async function frameworkChanges(base: FileTree, head: FileTree, headInstances: string[]): Promise<FrameworkPreview[]> {
+  const [b, h] = await Promise.all([listFrameworks(base), listFrameworks(head)]);
+  const key = (f: { name: string; version: string }): string => `${f.name}@${f.version}`;
+  const all = new Map([...b, ...h].map((f) => [key(f), f]));
+  const out: FrameworkPreview[] = [];
+  const uses = await instanceUses(head, headInstances);
+  for (const [k, f] of [...all].sort(([x], [y]) => x.localeCompare(y))) {
+    const inBase = b.some((x) => key(x) === k);
+    const inHead = h.some((x) => key(x) === k);
+    let change: FrameworkPreview['change'] | undefined;
+    if (!inBase) change = 'added';
+    else if (!inHead) change = 'removed';
+    else if ((await digestAt(base, f)) !== (await digestAt(head, f))) change = 'changed';
+    if (!change) continue;
+    const sameName = uses.filter((u) => u.framework === f.name);
+    out.push({
+      name: f.name,
+      version: f.version,
+      change,
+      instancesUsing: sameName.filter((u) => u.version === f.version).map((u) => u.id),
+      instancesThatCouldMove: change === 'removed' ? [] : sameName.filter((u) => u.version !== f.version).map((u) => u.id),
+    });
+  }
+  return out;
+}
+
+async function digestAt(tree: FileTree, f: { name: string; version: string }): Promise<string> {
+  try {
+    const loaded = await loadFramework(tree, f.name, f.version);
+    return loaded.ok ? frameworkDigest(loaded.value) : `invalid:${loaded.problems.map((p) => p.message).join('|')}`;
+  } catch (err) {
+    return `error:${errorMessage(err)}`;
+  }
+}
+
+async function instanceUses(tree: FileTree, files: string[]): Promise<{ id: string; framework: string; version: string }[]> {
+  const out = [];
+  for (const file of files) {
+    const state = await instanceAt(tree, file);
+    if (!state.ok) continue;
+    const id = idOf(file);
+    out.push({ id: `${id.namespace}/${id.name}`, framework: state.framework.name, version: state.framework.version });
+  }
+  return out;
+}
