@@ -7,8 +7,8 @@ import { startCluster, type Cluster } from '../../src/cluster/index.js';
 import type { WatchEvent } from '../../src/kube/client.js';
 import { KubeApiError } from '../../src/kube/errors.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import type { KubeObject } from '../../src/kube/object.js';
-import { gateFor } from '../../src/plans/gates/index.js';
+import { refOf, type KubeObject } from '../../src/kube/object.js';
+import { explainFromCluster, gateFor } from '../../src/plans/gates/index.js';
 
 const CRD: KubeObject = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -97,5 +97,65 @@ describe('HttpKubeClient against the simulated cluster', () => {
     const bad = await createKubeClient({ url: cluster.url, token: 'wrong', insecureSkipTlsVerify: true });
     await expect(bad.resourceFor('v1', 'Pod')).rejects.toMatchObject({ status: 401, reason: 'Unauthorized' });
     bad.close();
+  });
+});
+
+describe('gates against the simulated controllers', () => {
+  let cluster: Cluster;
+  let kube: HttpKubeClient;
+  beforeAll(async () => {
+    cluster = await startCluster({ timing: { podStartDelayMs: 20, readyDelayMs: 20 } });
+    kube = await createKubeClient({ url: cluster.url, token: cluster.token });
+    await kube.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gates' } }, { fieldManager: 'baton' });
+  });
+  afterAll(async () => {
+    kube.close();
+    await cluster.stop();
+  });
+
+  const deployment = (name: string, image: string): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'gates' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } },
+    },
+  });
+
+  /** Watches the object until its gate leaves `waiting` (or 10 s pass). */
+  async function settle(obj: KubeObject): Promise<string> {
+    const signal = AbortSignal.timeout(10_000);
+    const fieldSelector = `metadata.name=${obj.metadata.name ?? ''}`;
+    for await (const e of kube.watch(obj.apiVersion, obj.kind, 'gates', { fieldSelector, signal })) {
+      const verdict = gateFor(e.object, gateCtx);
+      if (verdict.state !== 'waiting') return `${verdict.state}: ${verdict.message}`;
+    }
+    return 'timed out';
+  }
+
+  /** Polls gate + pod explanation (pods change without the workload changing) until not waiting. */
+  async function settleWithPods(obj: KubeObject): Promise<string> {
+    for (let i = 0; i < 100; i++) {
+      const current = await kube.get(refOf(obj));
+      if (current) {
+        const ctx = { ...gateCtx, now: new Date(), imagePullGraceSeconds: 0 };
+        const { result } = await explainFromCluster(kube, current, gateFor(current, ctx), ctx);
+        if (result.state !== 'waiting') return `${result.state}: ${result.message}`;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return 'timed out';
+  }
+
+  it('GIVEN a Deployment of a pullable image WHEN the controllers roll it out THEN its gate becomes done', async () => {
+    await kube.apply(deployment('good', 'nginx:1.27'), { fieldManager: 'baton' });
+    expect(await settle(deployment('good', ''))).toBe('done: 2/2 replicas available');
+  });
+
+  it('GIVEN a Deployment whose image cannot be pulled WHEN its pods are explained past the grace THEN the gate fails naming pod and image', async () => {
+    await kube.apply(deployment('bad', 'nginx:does-not-exist'), { fieldManager: 'baton' });
+    expect(await settleWithPods(deployment('bad', ''))).toMatch(/^failed: 0\/2 replicas (updated|available); pod bad-[a-z0-9-]+: ImagePullBackOff \(image nginx:does-not-exist\) for \d+s, past the 0s grace$/);
   });
 });

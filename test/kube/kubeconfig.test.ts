@@ -110,6 +110,26 @@ describe('kubeconfig loading', () => {
     }
   });
 
+  it('GIVEN an exec credential plugin WHEN requests are made THEN its token is sent', async () => {
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } });
+    const file = join(dir, 'exec');
+    writeFileSync(file, `
+apiVersion: v1
+kind: Config
+current-context: exec
+clusters: [{ name: c, cluster: { server: "http://127.0.0.1:7004" } }]
+users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: ["-c", ${JSON.stringify(`echo '${credential}'`)}], interactiveMode: Never } } }]
+contexts: [{ name: exec, context: { cluster: c, user: u } }]
+`);
+    const scope = nock('http://127.0.0.1:7004', { reqheaders: { authorization: 'Bearer exec-token' } })
+      .get('/api/v1').reply(200, CORE, JSON_TYPE)
+      .get('/api/v1/namespaces/default/configmaps/c').reply(200, { metadata: { name: 'c' } }, JSON_TYPE);
+    const kube = await createKubeClient({ kubeconfigPath: file });
+    await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'c' });
+    scope.done();
+    kube.close();
+  });
+
   it('GIVEN client options with a bad URL WHEN a client is made THEN a KubeConfigError says what was expected', async () => {
     await expect(createKubeClient({ url: 'ftp://x' })).rejects.toThrow('client options: server "ftp://x" must use http or https');
   });
