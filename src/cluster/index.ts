@@ -20,7 +20,10 @@ export interface ClusterOptions {
   host?: string;
   /** Persist objects here across restarts; absent keeps everything in memory. */
   dataDir?: string;
-  /** Bearer token clients must send. Absent: a random one is generated. '' disables authentication. */
+  /**
+   * Bearer token clients must send; '' disables authentication. Absent: a random one with `tls`, none
+   * without, because kubectl and client-go never send tokens over plain http (kubernetes/kubectl#744).
+   */
   token?: string;
   /** Serve HTTPS with a self-signed certificate (needs the openssl command). */
   tls?: boolean;
@@ -52,7 +55,7 @@ export interface Cluster {
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const token = options.token ?? randomBytes(24).toString('base64url');
+  const token = options.token ?? (options.tls ? randomBytes(24).toString('base64url') : '');
   const host = options.host ?? '127.0.0.1';
   const tls = options.tls ? generateSelfSigned(host) : undefined;
   const store = new Store({

@@ -71,7 +71,7 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--data-dir <dir>', 'persist objects here across restarts (default: in memory)')
     .option('--kubeconfig-out <file>', 'where to write the kubeconfig (default: <data-dir or a temp dir>/kubeconfig)')
-    .option('--token <token>', "bearer token clients must send (default: random; '' disables authentication)")
+    .option('--token <token>', 'bearer token clients must send (needs --tls; default with --tls: a random one)')
     .option('--tls', 'serve HTTPS with a self-signed certificate (needs openssl)')
     .option('--pod-start-delay <ms>', 'simulated time from Pending to Running', nonNegativeInt)
     .option('--ready-delay <ms>', 'simulated time from Running to Ready', nonNegativeInt)
@@ -79,6 +79,12 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
     .addOption(new Option('--no-controllers', 'serve the API only; nothing simulates workloads'))
     .option('--faults <file>', 'JSON or YAML list of fault rules to inject (also settable at run time via /baton-sim/faults)')
     .action(async (flags: StartFlags) => {
+      if (flags.token !== undefined && flags.token !== '' && !flags.tls) {
+        // client-go sends credentials only over TLS (kubernetes/kubectl#744): a token on http would lock kubectl out.
+        io.stderr('error: --token needs --tls: kubectl never sends bearer tokens over plain http\n');
+        io.exitCode = 2;
+        return;
+      }
       const faults = createFaultInjector(flags.faults ? loadFaultRules(resolve(io.cwd, flags.faults)) : []);
       const options: ClusterOptions = { port: flags.port, host: flags.host, controllers: flags.controllers, interceptor: faults, faultAdmin: faults };
       if (flags.dataDir !== undefined) options.dataDir = resolve(io.cwd, flags.dataDir);

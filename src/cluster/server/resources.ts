@@ -9,13 +9,13 @@ import { ApiError, methodNotAllowed } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import type { ResourceType, Subresource, UpdateOptions } from '../store/types.js';
 import { apiVersionOf } from '../store/types.js';
-import { objectView, parseAccept } from './accept.js';
+import { type ObjectView, objectView, parseAccept } from './accept.js';
 import { decodeObjectBody, decodePatchBody } from './body.js';
 import { applyDecision } from './faults.js';
 import { boolParam, deleteOptions, listOptions, watchOptions, watchTimeoutMs, writeOptions } from './params.js';
 import { sendJson, notFoundPath, readBody, warningHeaders } from './respond.js';
 import { type ResourcePath, managerFromUserAgent } from './route.js';
-import { parseIncludeObject, partialObjectMetadata, toTable } from './tables.js';
+import { type IncludeObject, parseIncludeObject, partialObjectMetadata, toTable } from './tables.js';
 import { serveWatch } from './watchstream.js';
 
 export interface ResourceContext {
@@ -83,76 +83,97 @@ export async function handleResource(ctx: ResourceContext, req: IncomingMessage,
   if (r.subresource !== undefined) info.subresource = r.subresource;
   const fault = await applyDecision(ctx.interceptor, info, res);
   if (fault.kind === 'answered') return;
-  const { store } = ctx;
-  const { type } = r;
-  const view = objectView(parseAccept(req.headers.accept));
-  const include = parseIncludeObject(q.get('includeObject'));
-  const warnings: string[] = [];
-  const write = (): UpdateOptions => {
-    const opts: UpdateOptions = writeOptions(q, managerFromUserAgent(req.headers['user-agent']), (m) => warnings.push(m));
-    if (r.subresource) opts.subresource = r.subresource;
-    return opts;
-  };
-  const answer = (code: number, obj: KubeObject): void => {
-    const body = view === 'table' ? toTable(type, [obj], { include }) : view === 'metadata' ? partialObjectMetadata(obj) : obj;
-    sendJson(res, code, body, 'application/json', warningHeaders(warnings));
-  };
+  const req2: Request = { ctx, req, res, r, q, view: objectView(parseAccept(req.headers.accept)), include: parseIncludeObject(q.get('includeObject')), warnings: [] };
+  if (r.verb === 'get' || r.verb === 'list' || r.verb === 'watch') serveRead(req2, r.verb, fault.kind === 'drop-watch' ? fault.afterMs : undefined);
+  else await serveWrite(req2, r.verb);
+}
 
-  switch (r.verb) {
-    case 'get':
-      answer(200, r.subresource === 'scale' ? store.getScale(type, r.namespace, r.name) : store.get(type, r.namespace, r.name));
+interface Request {
+  ctx: ResourceContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  r: Resolved;
+  q: URLSearchParams;
+  view: ObjectView;
+  include: IncludeObject;
+  warnings: string[];
+}
+
+/** Answers with the object as the client asked: itself, a one-row Table, or PartialObjectMetadata. */
+function answer(x: Request, code: number, obj: KubeObject): void {
+  const body = x.view === 'table' ? toTable(x.r.type, [obj], { include: x.include }) : x.view === 'metadata' ? partialObjectMetadata(obj) : obj;
+  sendJson(x.res, code, body, 'application/json', warningHeaders(x.warnings));
+}
+
+function serveRead(x: Request, verb: 'get' | 'list' | 'watch', dropAfterMs: number | undefined): void {
+  const { store } = x.ctx;
+  const { type, namespace, name, subresource } = x.r;
+  if (verb === 'get') {
+    answer(x, 200, subresource === 'scale' ? store.getScale(type, namespace, name) : store.get(type, namespace, name));
+    return;
+  }
+  if (verb === 'watch') {
+    serveWatch(x.req, x.res, {
+      store, type, namespace, options: watchOptions(x.q), timeoutMs: watchTimeoutMs(x.q, x.ctx.watchTimeoutMs),
+      ...(x.view === 'table' ? { table: { include: x.include } } : {}),
+      ...(dropAfterMs !== undefined ? { dropAfterMs } : {}),
+    });
+    return;
+  }
+  const list = store.list(type, namespace, listOptions(x.q));
+  const more = { ...(list.continue ? { continue: list.continue } : {}), ...(list.remainingItemCount !== undefined ? { remainingItemCount: list.remainingItemCount } : {}) };
+  const metadata = { resourceVersion: list.resourceVersion, ...more };
+  if (x.view === 'table') sendJson(x.res, 200, toTable(type, list.items, { include: x.include, resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) }));
+  else if (x.view === 'metadata') sendJson(x.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: list.items.map(partialObjectMetadata) });
+  else sendJson(x.res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata, items: list.items });
+}
+
+function writeOpts(x: Request): UpdateOptions {
+  const opts: UpdateOptions = writeOptions(x.q, managerFromUserAgent(x.req.headers['user-agent']), (m) => x.warnings.push(m));
+  if (x.r.subresource) opts.subresource = x.r.subresource;
+  return opts;
+}
+
+async function optionalBody(x: Request): Promise<unknown> {
+  const raw = await readBody(x.req);
+  return raw.length > 0 ? decodeObjectBody(raw, x.req.headers['content-type']) : undefined;
+}
+
+async function serveWrite(x: Request, verb: 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'): Promise<void> {
+  const { store } = x.ctx;
+  const { type, namespace, name } = x.r;
+  const contentType = x.req.headers['content-type'];
+  switch (verb) {
+    case 'create':
+      answer(x, 201, store.create(type, namespace, decodeObjectBody(await readBody(x.req), contentType), writeOpts(x)));
       return;
-    case 'list': {
-      const list = store.list(type, r.namespace, listOptions(q));
-      const meta = { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}), ...(list.remainingItemCount !== undefined ? { remainingItemCount: list.remainingItemCount } : {}) };
-      if (view === 'table') sendJson(res, 200, toTable(type, list.items, { include, resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) }));
-      else if (view === 'metadata') sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: list.items.map(partialObjectMetadata) });
-      else sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: meta, items: list.items });
+    case 'update':
+      answer(x, 200, store.update(type, namespace, name, decodeObjectBody(await readBody(x.req), contentType), writeOpts(x)));
       return;
-    }
-    case 'watch':
-      serveWatch(req, res, {
-        store, type, namespace: r.namespace, options: watchOptions(q), timeoutMs: watchTimeoutMs(q, ctx.watchTimeoutMs),
-        ...(view === 'table' ? { table: { include } } : {}),
-        ...(fault.kind === 'drop-watch' ? { dropAfterMs: fault.afterMs } : {}),
-      });
-      return;
-    case 'create': {
-      const body = decodeObjectBody(await readBody(req), req.headers['content-type']);
-      answer(201, store.create(type, r.namespace, body, write()));
-      return;
-    }
-    case 'update': {
-      const body = decodeObjectBody(await readBody(req), req.headers['content-type']);
-      answer(200, store.update(type, r.namespace, r.name, body, write()));
-      return;
-    }
     case 'patch': {
-      const patch = decodePatchBody(await readBody(req), req.headers['content-type'], type.schema === undefined);
-      const opts = write();
-      if (patch.type === 'apply' && !q.get('fieldManager')) {
+      const patch = decodePatchBody(await readBody(x.req), contentType, type.schema === undefined);
+      const opts = writeOpts(x);
+      if (patch.type === 'apply' && !x.q.get('fieldManager')) {
         throw new ApiError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
       }
-      const result = store.patch(type, r.namespace, r.name, patch.type, patch.body, opts);
-      answer(result.created ? 201 : 200, result.object);
+      const result = store.patch(type, namespace, name, patch.type, patch.body, opts);
+      answer(x, result.created ? 201 : 200, result.object);
       return;
     }
     case 'delete': {
-      const raw = await readBody(req);
-      const body: unknown = raw.length > 0 ? decodeObjectBody(raw, req.headers['content-type']) : undefined;
-      const result = store.delete(type, r.namespace, r.name, deleteOptions(q, body));
-      if (result.kind === 'pending') answer(200, result.object);
-      else {
-        const details = { name: r.name, kind: type.resource, uid: result.object.metadata.uid ?? '', ...(type.group ? { group: type.group } : {}) };
-        sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+      const result = store.delete(type, namespace, name, deleteOptions(x.q, await optionalBody(x)));
+      if (result.kind === 'pending') {
+        answer(x, 200, result.object);
+        return;
       }
+      // Like most real resources, a completed delete answers with a Success Status naming the object.
+      const details = { name, kind: type.resource, uid: result.object.metadata.uid ?? '', ...(type.group ? { group: type.group } : {}) };
+      sendJson(x.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
       return;
     }
     case 'deletecollection': {
-      const raw = await readBody(req);
-      const body: unknown = raw.length > 0 ? decodeObjectBody(raw, req.headers['content-type']) : undefined;
-      const items = store.deleteCollection(type, r.namespace, listOptions(q), deleteOptions(q, body));
-      sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: store.resourceVersion() }, items });
+      const items = store.deleteCollection(type, namespace, listOptions(x.q), deleteOptions(x.q, await optionalBody(x)));
+      sendJson(x.res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: store.resourceVersion() }, items });
       return;
     }
   }
