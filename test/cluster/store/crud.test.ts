@@ -3,7 +3,8 @@
  * validation errors, against the Store directly.
  */
 import { describe, expect, it } from 'vitest';
-import { apiError, configMap, deployment, newStore, types } from './fixtures.js';
+import type { Store } from '../../../src/cluster/store/index.js';
+import { apiError, configMap, deployment, newStore, types, type Loose, type Types } from './fixtures.js';
 
 describe('create and get', () => {
   it('GIVEN a new ConfigMap WHEN created THEN the server fills uid, creationTimestamp, generation 1 and a resourceVersion', () => {
@@ -74,9 +75,9 @@ describe('update: optimistic concurrency and generation', () => {
   });
 
   it.each([
-    ['a spec change bumps generation', (d: any) => ({ ...d, spec: { ...d.spec, replicas: 5 } }), 2],
-    ['a label change does not', (d: any) => ({ ...d, metadata: { ...d.metadata, labels: { x: 'y' } } }), 1],
-    ['a status change on the main resource is ignored', (d: any) => ({ ...d, status: { replicas: 7 } }), 1],
+    ['a spec change bumps generation', (d: Loose): unknown => ({ ...d, spec: { ...d.spec, replicas: 5 } }), 2],
+    ['a label change does not', (d: Loose): unknown => ({ ...d, metadata: { ...d.metadata, labels: { x: 'y' } } }), 1],
+    ['a status change on the main resource is ignored', (d: Loose): unknown => ({ ...d, status: { replicas: 7 } }), 1],
   ])('%s', (_name, change, generation) => {
     const store = newStore();
     const { deploy } = types(store);
@@ -107,11 +108,11 @@ describe('update: optimistic concurrency and generation', () => {
 
 describe('dry run', () => {
   it.each([
-    ['create', (s: any, t: any) => s.create(t.cm, 'default', configMap('new'), { dryRun: true })],
-    ['update', (s: any, t: any) => s.update(t.cm, 'default', 'old', configMap('old', { k: 'dry' }), { dryRun: true })],
-    ['merge patch', (s: any, t: any) => s.patch(t.cm, 'default', 'old', 'merge', { data: { k: 'dry' } }, { dryRun: true })],
-    ['apply', (s: any, t: any) => s.patch(t.cm, 'default', 'old', 'apply', configMap('old', { k: 'dry' }), { dryRun: true, fieldManager: 'm', force: true })],
-    ['delete', (s: any, t: any) => s.delete(t.cm, 'default', 'old', { dryRun: true })],
+    ['create', (s: Store, t: Types): unknown => s.create(t.cm, 'default', configMap('new'), { dryRun: true })],
+    ['update', (s: Store, t: Types): unknown => s.update(t.cm, 'default', 'old', configMap('old', { k: 'dry' }), { dryRun: true })],
+    ['merge patch', (s: Store, t: Types): unknown => s.patch(t.cm, 'default', 'old', 'merge', { data: { k: 'dry' } }, { dryRun: true })],
+    ['apply', (s: Store, t: Types): unknown => s.patch(t.cm, 'default', 'old', 'apply', configMap('old', { k: 'dry' }), { dryRun: true, fieldManager: 'm', force: true })],
+    ['delete', (s: Store, t: Types): unknown => s.delete(t.cm, 'default', 'old', { dryRun: true })],
   ])('a dry-run %s answers but persists nothing and emits no watch event', (_verb, write) => {
     const store = newStore();
     const t = types(store);
@@ -131,14 +132,14 @@ describe('dry run', () => {
 
 describe('validation and defaulting', () => {
   it.each([
-    ['a selector that does not match the template labels', (d: any) => { d.spec.template.metadata.labels = { app: 'other' }; }, 'spec.template.metadata.labels', '`selector` does not match template `labels`'],
-    ['a container without an image', (d: any) => { delete d.spec.template.spec.containers[0].image; }, 'spec.template.spec.containers[0].image', 'Required value'],
-    ['a missing selector', (d: any) => { delete d.spec.selector; }, 'spec.selector', 'Required value'],
-    ['negative replicas', (d: any) => { d.spec.replicas = -1; }, 'spec.replicas', 'must be greater than or equal to 0'],
-    ['an upper-case name', (d: any) => { d.metadata.name = 'Web'; }, 'metadata.name', 'a lowercase RFC 1123 subdomain'],
+    ['a selector that does not match the template labels', (d: Loose) => { d.spec.template.metadata.labels = { app: 'other' }; }, 'spec.template.metadata.labels', '`selector` does not match template `labels`'],
+    ['a container without an image', (d: Loose) => { delete d.spec.template.spec.containers[0].image; }, 'spec.template.spec.containers[0].image', 'Required value'],
+    ['a missing selector', (d: Loose) => { delete d.spec.selector; }, 'spec.selector', 'Required value'],
+    ['negative replicas', (d: Loose) => { d.spec.replicas = -1; }, 'spec.replicas', 'must be greater than or equal to 0'],
+    ['an upper-case name', (d: Loose) => { d.metadata.name = 'Web'; }, 'metadata.name', 'a lowercase RFC 1123 subdomain'],
   ])('a Deployment with %s is 422 Invalid with a cause naming the field', (_name, breakIt, field, text) => {
     const store = newStore();
-    const d = structuredClone(deployment('web')) as any;
+    const d = structuredClone(deployment('web')) as Loose;
     breakIt(d);
     const err = apiError(() => store.create(types(store).deploy, 'default', d));
     expect(err.httpCode).toBe(422);
@@ -148,15 +149,15 @@ describe('validation and defaulting', () => {
   });
 
   it.each([
-    ['a Service clusterIP', 'svc', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } }, (o: any) => { o.spec.clusterIP = '10.96.9.9'; }, 'spec.clusterIPs[0]'],
-    ['a Deployment selector', 'deploy', deployment('web'), (o: any) => { o.spec.selector = { matchLabels: { app: 'web', v: '2' } }; o.spec.template.metadata.labels.v = '2'; }, 'spec.selector'],
-    ['an immutable ConfigMap\'s data', 'cm', { ...configMap('c', { a: '1' }), immutable: true }, (o: any) => { o.data = { a: '2' }; }, 'data'],
-    ['a StatefulSet serviceName', 'sts', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } }, (o: any) => { o.spec.serviceName = 'other'; }, 'spec'],
+    ['a Service clusterIP', 'svc', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } }, (o: Loose) => { o.spec.clusterIP = '10.96.9.9'; }, 'spec.clusterIPs[0]'],
+    ['a Deployment selector', 'deploy', deployment('web'), (o: Loose) => { o.spec.selector = { matchLabels: { app: 'web', v: '2' } }; o.spec.template.metadata.labels.v = '2'; }, 'spec.selector'],
+    ['an immutable ConfigMap\'s data', 'cm', { ...configMap('c', { a: '1' }), immutable: true }, (o: Loose) => { o.data = { a: '2' }; }, 'data'],
+    ['a StatefulSet serviceName', 'sts', { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } }, (o: Loose) => { o.spec.serviceName = 'other'; }, 'spec'],
   ])('changing %s is refused as immutable', (_name, kind, obj, change, field) => {
     const store = newStore();
-    const t = (types(store) as any)[kind];
+    const t = (types(store) as Loose)[kind];
     const created = store.create(t, 'default', obj);
-    const next = structuredClone(created) as any;
+    const next = structuredClone(created) as Loose;
     change(next);
     const err = apiError(() => store.update(t, 'default', created.metadata.name ?? '', next));
     expect(err.httpCode).toBe(422);

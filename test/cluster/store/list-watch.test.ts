@@ -1,7 +1,7 @@
 /** Contract: label and field selectors, pagination, and watches (ordering, resume, 410 Gone, bookmarks). */
 import { describe, expect, it } from 'vitest';
 import type { StoreWatchEvent } from '../../../src/cluster/store/index.js';
-import { apiError, configMap, newStore, pod, types } from './fixtures.js';
+import { apiError, configMap, newStore, pod, types, type Loose } from './fixtures.js';
 
 function seeded() {
   const store = newStore();
@@ -97,7 +97,7 @@ describe('watch', () => {
     w.stop();
     store.create(t.cm, 'default', configMap('after-stop'));
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
-    const rvs = events.map((e) => Number((e.object as any).metadata.resourceVersion));
+    const rvs = events.map((e) => Number((e.object as Loose).metadata.resourceVersion));
     expect(rvs).toEqual([...rvs].sort((x, y) => x - y));
     expect(new Set(rvs).size).toBe(3);
   });
@@ -111,14 +111,14 @@ describe('watch', () => {
     store.create(t.cm, 'default', configMap('c'));
     const events: StoreWatchEvent[] = [];
     store.watch(t.cm, 'default', { resourceVersion: mark }, (e) => events.push(e)).stop();
-    expect(events.map((e) => `${e.type} ${(e.object as any).metadata.name}`)).toEqual(['ADDED b', 'ADDED c']);
+    expect(events.map((e) => `${e.type} ${(e.object as Loose).metadata.name}`)).toEqual(['ADDED b', 'ADDED c']);
   });
 
   it('without a resourceVersion, existing objects arrive first as synthetic ADDED events', () => {
     const { store, t } = seeded();
     const events: StoreWatchEvent[] = [];
     store.watch(t.cm, 'default', { labelSelector: 'app=web' }, (e) => events.push(e)).stop();
-    expect(events.map((e) => `${e.type} ${(e.object as any).metadata.name}`)).toEqual(['ADDED a', 'ADDED b']);
+    expect(events.map((e) => `${e.type} ${(e.object as Loose).metadata.name}`)).toEqual(['ADDED a', 'ADDED b']);
   });
 
   it('an object leaving a label selector arrives as DELETED, one entering as ADDED', () => {
@@ -162,6 +162,6 @@ describe('watch', () => {
     await new Promise((r) => setTimeout(r, 30));
     w.stop();
     expect(events.length).toBeGreaterThan(0);
-    expect(events.every((e) => e.type === 'BOOKMARK' && (e.object as any).metadata.resourceVersion === store.resourceVersion())).toBe(true);
+    expect(events.every((e) => e.type === 'BOOKMARK' && (e.object as Loose).metadata.resourceVersion === store.resourceVersion())).toBe(true);
   });
 });
