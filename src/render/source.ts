@@ -88,11 +88,16 @@ export function schemaProblems(source: SourceFile, issues: readonly z.core.$ZodI
       out.push(...schemaProblems(source, best, path));
       continue;
     }
-    const missing = issue.code === 'invalid_type' && (issue.input === undefined || !('input' in issue) && /received undefined/.test(issue.message));
+    const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
     const code = missing ? 'SCHEMA_REQUIRED' : issue.code === 'invalid_type' ? 'SCHEMA_TYPE' : 'SCHEMA_VALUE';
     const field = path.length > 0 ? `"${path.join('.')}"` : 'the document';
     const message = missing ? `${field} is required` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
     out.push(problem({ code, file: source.file, path, ...source.locate(path, missing), message }));
   }
-  return out;
+  // zod can report the same issue twice (e.g. through a default wrapper); report it once.
+  const seen = new Set<string>();
+  return out.filter((p) => {
+    const key = `${p.code}|${p.path.join('.')}|${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 }

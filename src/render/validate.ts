@@ -122,6 +122,12 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
       problems.push(...(await validateInstance(tree, file, renderer, stepTimeout, render)));
     }
   }
-  const sorted = sortProblems(problems);
+  // A framework's problems also surface through each of its instances: keep one of each.
+  const seen = new Set<string>();
+  const unique = problems.filter((p) => {
+    const key = `${p.code}|${p.file}|${p.line}|${p.column}|${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+  const sorted = sortProblems(unique);
   return { problems: sorted, frameworks, instances, ok: !hasErrors(sorted) };
 }
