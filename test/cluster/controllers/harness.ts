@@ -50,3 +50,14 @@ export type Loose = any;
 export const st = (obj: KubeObject | undefined): Loose => obj?.status ?? {};
 /** The object as a Loose value, for deep reads. */
 export const loose = (obj: unknown): Loose => obj;
+
+/** The condition `type` has status `value`. */
+export function hasCondition(obj: KubeObject | undefined, type: string, value = 'True'): boolean {
+  const conditions: unknown = (obj?.status as { conditions?: unknown } | undefined)?.conditions;
+  return Array.isArray(conditions) && conditions.some((c: { type?: unknown; status?: unknown }) => c.type === type && c.status === value);
+}
+
+export function phaseOf(obj: KubeObject | undefined): string | undefined {
+  const phase: unknown = (obj?.status as { phase?: unknown } | undefined)?.phase;
+  return typeof phase === 'string' ? phase : undefined;
+}
