@@ -2,7 +2,6 @@
  * `KubeClient` over HTTP(S). Objects travel as plain JSON, never through client-node's typed models
  * (they drop unknown fields and mangle custom resources): client-node only supplies kubeconfig auth.
  */
-import type { IncomingMessage } from 'node:http';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -22,8 +21,9 @@ import { isRecord, type KubeObject, type ObjectRef } from './object.js';
 import { collectionPath, itemPath, query } from './paths.js';
 import { asStatus } from './status.js';
 import { DEFAULT_TRANSPORT, Transport, type TransportOptions } from './transport.js';
-import { JsonLines, toWatchEvent } from './watch-lines.js';
-import { KubeApiError, KubeTransportError } from './errors.js';
+import { watchStream } from './watch.js';
+import { KubeApiError } from './errors.js';
+import { BatonError } from '../errors.js';
 
 export interface ClientTuning {
   /** Per-request deadline in ms (watches excepted once open). Default 30000. */
@@ -86,7 +86,8 @@ export class HttpKubeClient implements KubeClient {
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     const info = await this.resourceFor(ref.apiVersion, ref.kind);
     try {
-      const body = await this.http.json({ method: 'GET', path: itemPath(info, this.ns(info, ref.namespace), ref.name), idempotent: true });
+      const name = this.nameOf(ref.apiVersion, ref.kind, ref.name, 'get');
+      const body = await this.http.json({ method: 'GET', path: itemPath(info, this.ns(info, ref.namespace), name), idempotent: true });
       return this.object(body, ref.apiVersion, ref.kind);
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -132,31 +133,7 @@ export class HttpKubeClient implements KubeClient {
       allowWatchBookmarks: options.allowWatchBookmarks,
       timeoutSeconds: options.timeoutSeconds,
     });
-    if (isAborted(signal)) return;
-    let res: IncomingMessage;
-    try {
-      res = await this.http.stream({ method: 'GET', path }, signal);
-    } catch (err) {
-      if (isAborted(signal)) return;
-      throw err;
-    }
-    const stop = (): void => void res.destroy();
-    signal?.addEventListener('abort', stop, { once: true });
-    const lines = new JsonLines();
-    const context = { method: 'GET', path };
-    try {
-      for await (const chunk of res as AsyncIterable<Buffer>) {
-        for (const raw of lines.push(chunk)) yield this.event(toWatchEvent(raw, context), apiVersion, kind);
-      }
-      for (const raw of lines.end()) yield this.event(toWatchEvent(raw, context), apiVersion, kind);
-    } catch (err) {
-      if (isAborted(signal)) return;
-      if (err instanceof KubeTransportError || err instanceof KubeApiError) throw err;
-      throw new KubeTransportError(`GET ${path}: watch stream broke: ${err instanceof Error ? err.message : String(err)}`, context, err);
-    } finally {
-      signal?.removeEventListener('abort', stop);
-      res.destroy();
-    }
+    for await (const raw of watchStream(this.http, path, signal)) yield { type: raw.type, object: this.object(raw.object, apiVersion, kind) };
   }
 
   async create(obj: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
@@ -175,14 +152,14 @@ export class HttpKubeClient implements KubeClient {
 
   async patch(ref: ObjectRef, patch: unknown, type: PatchType, options: WriteOptions & { subresource?: 'status' | 'scale' } = {}): Promise<KubeObject> {
     const info = await this.resourceFor(ref.apiVersion, ref.kind);
-    const path = itemPath(info, this.ns(info, ref.namespace), ref.name, options.subresource) + writeQuery(options);
+    const path = itemPath(info, this.ns(info, ref.namespace), this.nameOf(ref.apiVersion, ref.kind, ref.name, 'patch'), options.subresource) + writeQuery(options);
     const body = await this.http.json({ method: 'PATCH', path, body: patch, contentType: PATCH_TYPES[type] });
     return options.subresource === 'scale' ? this.object(body, 'autoscaling/v1', 'Scale') : this.object(body, ref.apiVersion, ref.kind);
   }
 
   async apply(obj: KubeObject, options: ApplyOptions): Promise<KubeObject> {
     const info = await this.resourceFor(obj.apiVersion, obj.kind);
-    const name = obj.metadata.name ?? '';
+    const name = this.nameOf(obj.apiVersion, obj.kind, obj.metadata.name, 'apply');
     const path = itemPath(info, this.ns(info, obj.metadata.namespace), name) + query({
       fieldManager: options.fieldManager,
       force: options.force === true ? 'true' : undefined,
@@ -198,7 +175,7 @@ export class HttpKubeClient implements KubeClient {
   async delete(ref: ObjectRef, options: DeleteOptions = {}): Promise<KubeObject | undefined> {
     const info = await this.resourceFor(ref.apiVersion, ref.kind);
     const { dryRun, ...rest } = options;
-    const path = itemPath(info, this.ns(info, ref.namespace), ref.name) + query({ dryRun: dryRun === true ? 'All' : undefined });
+    const path = itemPath(info, this.ns(info, ref.namespace), this.nameOf(ref.apiVersion, ref.kind, ref.name, 'delete')) + query({ dryRun: dryRun === true ? 'All' : undefined });
     try {
       const body = await this.http.json({ method: 'DELETE', path, body: { kind: 'DeleteOptions', apiVersion: 'v1', ...rest } });
       // Some resources answer a success Status instead of the object.
@@ -214,8 +191,17 @@ export class HttpKubeClient implements KubeClient {
 
   private async put(obj: KubeObject, subresource: 'status' | undefined, options: WriteOptions): Promise<KubeObject> {
     const info = await this.resourceFor(obj.apiVersion, obj.kind);
-    const path = itemPath(info, this.ns(info, obj.metadata.namespace), obj.metadata.name ?? '', subresource) + writeQuery(options);
+    const name = this.nameOf(obj.apiVersion, obj.kind, obj.metadata.name, subresource === undefined ? 'update' : 'updateStatus');
+    const path = itemPath(info, this.ns(info, obj.metadata.namespace), name, subresource) + writeQuery(options);
     return this.object(await this.http.json({ method: 'PUT', path, body: obj }), obj.apiVersion, obj.kind);
+  }
+
+  /** A named request without a name would address the collection instead: refuse it clearly. */
+  private nameOf(apiVersion: string, kind: string, name: string | undefined, verb: string): string {
+    if (name === undefined || name === '') {
+      throw new BatonError('KUBE_NO_NAME', `${verb} ${kind} (${apiVersion}): metadata.name is required`, { apiVersion, kind, verb });
+    }
+    return name;
   }
 
   private ns(info: ResourceInfo, namespace: string | undefined): string | undefined {
@@ -228,15 +214,6 @@ export class HttpKubeClient implements KubeClient {
     const metadata = isRecord(record.metadata) ? record.metadata : {};
     return { ...record, apiVersion: typeof record.apiVersion === 'string' ? record.apiVersion : apiVersion, kind: typeof record.kind === 'string' ? record.kind : kind, metadata };
   }
-
-  private event(event: WatchEvent, apiVersion: string, kind: string): WatchEvent {
-    return { type: event.type, object: this.object(event.object, apiVersion, kind) };
-  }
-}
-
-// A function, not an inline test: TypeScript would keep the narrowing from before an await.
-function isAborted(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
 }
 
 function writeQuery(options: WriteOptions): string {

@@ -1,11 +1,11 @@
 /**
  * kubeconfig loading through client-node's `KubeConfig` (KUBECONFIG with several paths, ~/.kube/config,
- * contexts, in-cluster service account, tokens, client certificates, exec and auth providers). Only
+ * contexts, in-cluster service account, tokens, client certificates, exec and auth providers, proxy-url). Only
  * auth and TLS come from client-node: requests are Baton's own (its typed models drop unknown fields).
  * client-node is imported lazily: it costs most of a second to load, and URL clients never need it.
  */
 import type https from 'node:https';
-import type { OutgoingHttpHeaders } from 'node:http';
+import http, { type OutgoingHttpHeaders } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../errors.js';
 import { makeAgent, parseServerUrl, type Connection, type TlsSettings } from './connection.js';
@@ -54,7 +54,9 @@ export async function connectionFromKubeconfig(options: KubeconfigOptions): Prom
       }
     : async (): Promise<Record<string, string>> => fixed;
   const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
-  return { baseUrl, agent: makeAgent(baseUrl, tlsOf(first)), headers, defaultNamespace: namespace || 'default' };
+  // With a proxy-url, client-node's proxy agent (carrying the TLS settings) is the way out.
+  const agent = cluster.proxyUrl && first.agent instanceof http.Agent ? first.agent : makeAgent(baseUrl, tlsOf(first));
+  return { baseUrl, agent, headers, defaultNamespace: namespace || 'default' };
 }
 
 /**

@@ -129,6 +129,15 @@ describe('HttpKubeClient verbs against a mocked API server', () => {
     expect(await kube.delete(ref)).toBeUndefined();
   });
 
+  it.each([
+    ['apply', (k: HttpKubeClient) => k.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'x-' } }, { fieldManager: 'baton' })],
+    ['get', (k: HttpKubeClient) => k.get({ apiVersion: 'v1', kind: 'ConfigMap', name: '' })],
+    ['delete', (k: HttpKubeClient) => k.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: '' })],
+  ])('WHEN %s has no name THEN it refuses before sending anything', async (verb, call) => {
+    await setup();
+    await expect(call(kube)).rejects.toMatchObject({ code: 'KUBE_NO_NAME', message: `${verb} ConfigMap (v1): metadata.name is required` });
+  });
+
   it('WHEN delete answers a success Status THEN it returns the ref as an object', async () => {
     await setup();
     nock(SERVER).delete('/api/v1/namespaces/app/configmaps/conf').reply(200, { kind: 'Status', status: 'Success' }, JSON_TYPE);
