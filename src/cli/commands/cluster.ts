@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import yaml from 'js-yaml';
 import { BatonError, errorMessage } from '../../errors.js';
 import { startCluster, type ClusterOptions } from '../../cluster/index.js';
-import { createFaultInjector, parseFaultRules } from '../../cluster/faults/index.js';
+import { createFaultInjector, parseFaultRules, parseFaultSpec } from '../../cluster/faults/index.js';
 import type { CliIO } from '../io.js';
 
 interface StartFlags {
@@ -23,6 +23,7 @@ interface StartFlags {
   nodes?: number;
   controllers: boolean;
   faults?: string;
+  fault: string[];
 }
 
 function nonNegativeInt(value: string): number {
@@ -78,6 +79,7 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
     .option('--nodes <n>', 'simulated nodes', nonNegativeInt)
     .addOption(new Option('--no-controllers', 'serve the API only; nothing simulates workloads'))
     .option('--faults <file>', 'JSON or YAML list of fault rules to inject (also settable at run time via /baton-sim/faults)')
+    .option('--fault <spec>', 'one fault rule in compact form, e.g. verb=list|watch,resource=pods,error=503 (repeatable)', (v: string, all: string[]) => [...all, v], [])
     .action(async (flags: StartFlags) => {
       if (flags.token !== undefined && flags.token !== '' && !flags.tls) {
         // client-go sends credentials only over TLS (kubernetes/kubectl#744): a token on http would lock kubectl out.
@@ -85,7 +87,8 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
         io.exitCode = 2;
         return;
       }
-      const faults = createFaultInjector(flags.faults ? loadFaultRules(resolve(io.cwd, flags.faults)) : []);
+      const rules = [...(flags.faults ? loadFaultRules(resolve(io.cwd, flags.faults)) : []), ...flags.fault.map((s) => parseFaultSpec(s))];
+      const faults = createFaultInjector(rules);
       const options: ClusterOptions = { port: flags.port, host: flags.host, controllers: flags.controllers, interceptor: faults, faultAdmin: faults };
       if (flags.dataDir !== undefined) options.dataDir = resolve(io.cwd, flags.dataDir);
       if (flags.kubeconfigOut !== undefined) options.kubeconfigOut = resolve(io.cwd, flags.kubeconfigOut);
