@@ -58,8 +58,12 @@ describe('StatefulSet', () => {
   });
 
   it('GIVEN Parallel pod management THEN all pods are created at once', async () => {
-    await h.kube.create(statefulSet('db', 3, { podManagementPolicy: 'Parallel' }));
-    await eventually(() => h.kube.all('Pod').length === 3 && h.kube.all('Pod').every((p) => !ready(p)), 2000, 'three pods at once');
+    // Slow readiness: with OrderedReady only db-0 would exist for the first second.
+    const sts = statefulSet('db', 3, { podManagementPolicy: 'Parallel' });
+    sts.metadata.annotations = { 'sim.baton.dev/ready-delay-ms': '1000' };
+    await h.kube.create(sts);
+    await eventually(() => h.kube.all('Pod').length === 3, 900, 'three pods at once');
+    expect(h.kube.all('Pod').filter(ready)).toEqual([]);
   });
 
   async function rollTo(image: string): Promise<void> {
