@@ -15,7 +15,7 @@ export const TRAILER = {
   request: 'Baton-Request',
 } as const;
 
-export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested';
+export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled';
 
 export interface Transition {
   instance: { namespace: string; name: string };
@@ -45,6 +45,8 @@ export function summaryOf(t: Transition): string {
     case 'refused': return `${who}: change refused${t.message ? `: ${t.message}` : ''}`;
     case 'removed': return `${who}: removed`;
     case 'requested': return `${who}: ${plan} requested`;
+    case 'observed': return `${who}: no plan needed${t.message ? ` (${t.message})` : ''}`;
+    case 'scheduled': return `${who}: ${plan} scheduled run recorded`;
   }
 }
 

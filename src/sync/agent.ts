@@ -1,0 +1,182 @@
+/**
+ * The GitOps agent: each pass fetches the branch, finds the instances whose desired state changed
+ * (by content ids, see scan.ts) or whose plan is unfinished, and runs them through the plan engine,
+ * one worker per instance and a bounded number at once. Status goes back to Git through the
+ * StatusWriter. Newer desired state for a busy instance supersedes its running plan after the
+ * running step (the engine's AbortSignal contract).
+ */
+import type { KubeClient } from '../kube/client.js';
+import type { CheckpointStore } from '../plans/checkpoint.js';
+import type { EngineHooks } from '../plans/hooks.js';
+import type { Renderer } from '../render/index.js';
+import { errorMessage } from '../errors.js';
+import { trackingRef, type GitMirror } from '../git/mirror.js';
+import { ObjectStore, type CommitTree } from '../git/tree.js';
+import type { Identity } from '../git/write.js';
+import { runInstance, type RunOutcome } from './instance-run.js';
+import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
+import { parseStatus, type InstanceKey, type InstanceStatus } from './status-file.js';
+import { StatusWriter } from './status-writer.js';
+import { Semaphore } from './semaphore.js';
+
+export interface AgentLog {
+  (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface AgentOptions {
+  mirror: GitMirror;
+  branch: string;
+  /** Status commits go here instead of `branch` when set. */
+  statusBranch?: string;
+  client: KubeClient;
+  checkpoints: CheckpointStore;
+  hooks: EngineHooks;
+  renderer: Renderer;
+  author: Identity;
+  /** Instances whose plans run at the same time (default 4). */
+  concurrency?: number;
+  coalesceMs?: number;
+  log?: AgentLog;
+  now?: () => Date;
+  onPushRetry?: (attempt: number) => void;
+}
+
+export interface InstanceReport {
+  instance: string;
+  reason: string;
+  outcome: RunOutcome;
+}
+
+export interface PassReport {
+  commit: string | undefined;
+  reports: InstanceReport[];
+}
+
+/** States after which a plan still has work to do (resume it even if nothing changed). */
+const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
+
+export class Agent {
+  readonly store: ObjectStore;
+  readonly writer: StatusWriter;
+  private readonly statuses = new Map<string, InstanceStatus>();
+  private readonly parseCache: ParseCache = new Map();
+  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly semaphore: Semaphore;
+  private statusesLoaded = false;
+  private readonly log: AgentLog;
+
+  constructor(private readonly options: AgentOptions) {
+    this.store = new ObjectStore(options.mirror.dir);
+    this.writer = new StatusWriter({
+      mirror: options.mirror, store: this.store, branch: options.statusBranch ?? options.branch, author: options.author,
+      ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
+      ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
+    });
+    this.semaphore = new Semaphore(options.concurrency ?? 4);
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Prepares the bare clone and pushes status commits a previous agent left unpushed. */
+  async start(): Promise<void> {
+    await this.options.mirror.init();
+    if (this.options.statusBranch !== undefined) await this.options.mirror.fetch(this.options.statusBranch);
+    else await this.options.mirror.fetch(this.options.branch);
+    await this.writer.flush();
+  }
+
+  /**
+   * One pass. Starts a worker for every instance that needs one and resolves when all the work it
+   * started is done (so `--once` and tests can wait); the loop does not wait between passes.
+   */
+  async pass(): Promise<PassReport> {
+    const { mirror, branch } = this.options;
+    const commit = await mirror.fetch(branch);
+    if (commit === undefined) {
+      this.log('warn', `branch ${branch} does not exist in the repository yet`);
+      return { commit, reports: [] };
+    }
+    const tree = await this.store.at(commit);
+    await this.loadStatuses();
+    const desired = await scanDesired(tree, this.parseCache);
+    const jobs: Promise<InstanceReport>[] = [];
+    for (const [key, d] of desired) {
+      const previous = this.statuses.get(key);
+      if (sameFingerprint(previous?.observed, d.fingerprint) && !UNFINISHED.has(previous?.state ?? '')) continue;
+      jobs.push(this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint)));
+    }
+    for (const [key, previous] of this.statuses) {
+      if (!desired.has(key)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
+    }
+    const reports = await Promise.all(jobs);
+    await this.writer.flush();
+    return { commit, reports };
+  }
+
+  /** Waits for running workers, pushes pending status. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.workers.values()].map((w) => w.done));
+    await this.writer.flush();
+  }
+
+  /** Stops after the running steps (superseding every running plan), then pushes pending status. */
+  async stop(): Promise<void> {
+    for (const w of this.workers.values()) w.abort.abort();
+    await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
+    this.writer.close();
+  }
+
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string): Promise<InstanceReport> {
+    const id = keyString(key);
+    const running = this.workers.get(id);
+    // Newer desired state supersedes the running plan once its current step ends.
+    running?.abort.abort();
+    const abort = new AbortController();
+    const report = (async (): Promise<InstanceReport> => {
+      await running?.done;
+      return this.semaphore.run(async () => {
+        this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
+        const previous = this.statuses.get(id);
+        try {
+          const { outcome, status } = await runInstance(
+            { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString() },
+            { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), schedules: previous?.schedules ?? [], signal: abort.signal },
+          );
+          if (status) this.statuses.set(id, status);
+          else this.statuses.delete(id);
+          this.log(outcome.kind === 'failed' || outcome.kind === 'refused' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
+          return { instance: id, reason, outcome };
+        } catch (err) {
+          this.log('error', `${id}: ${errorMessage(err)}`, { instance: id });
+          return { instance: id, reason, outcome: { kind: 'failed', plan: '?', message: errorMessage(err) } };
+        }
+      });
+    })();
+    const done = report.then(() => undefined, () => undefined);
+    this.workers.set(id, { abort, done });
+    void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
+    return report;
+  }
+
+  /** The status files the agent wrote before (possibly another agent, before a restart). */
+  private async loadStatuses(): Promise<void> {
+    if (this.statusesLoaded) return;
+    this.statusesLoaded = true;
+    const ref = trackingRef(this.options.statusBranch ?? this.options.branch);
+    const pending = await this.options.mirror.revParse(this.writer.pendingRef);
+    const tip = pending ?? (await this.options.mirror.revParse(ref));
+    if (tip === undefined) return;
+    const tree = await this.store.at(tip);
+    for (const ns of await tree.list('status')) {
+      if (ns.type !== 'dir') continue;
+      for (const f of await tree.list(`status/${ns.name}`)) {
+        const path = `status/${ns.name}/${f.name}`;
+        try {
+          const status = parseStatus((await tree.readText(path)) ?? '', path);
+          this.statuses.set(keyString(status.instance), status);
+        } catch (err) {
+          this.log('warn', `ignoring ${path}: ${errorMessage(err)}`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * One instance's turn: load its desired state from the tree at the commit (or, when its file was
+ * removed, from the commit it was last applied at), reconcile through the plan engine, and report
+ * every transition to the status writer. Bad content refuses this instance only.
+ */
+import type { KubeClient } from '../kube/client.js';
+import type { CheckpointStore } from '../plans/checkpoint.js';
+import type { EngineHooks } from '../plans/hooks.js';
+import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
+import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
+import { RenderProblemsError, type Renderer } from '../render/index.js';
+import { errorMessage } from '../errors.js';
+import type { CommitTree, ObjectStore } from '../git/tree.js';
+import { parseRequest, requestPath } from './request-file.js';
+import type { DesiredInstance } from './scan.js';
+import type { Fingerprint, InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
+import { StatusReporter } from './status-reporter.js';
+import type { StatusWriter } from './status-writer.js';
+
+export type RunOutcome =
+  | { kind: 'complete'; plan: string }
+  | { kind: 'failed'; plan: string; message: string }
+  | { kind: 'superseded'; plan: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'nothing'; message: string }
+  | { kind: 'removed'; message: string };
+
+export interface InstanceRunDeps {
+  client: KubeClient;
+  checkpoints: CheckpointStore;
+  hooks: EngineHooks;
+  renderer: Renderer;
+  store: ObjectStore;
+  writer: StatusWriter;
+  now: () => string;
+}
+
+export interface InstanceRunInput {
+  key: InstanceKey;
+  commit: string;
+  tree: CommitTree;
+  /** Absent: the instance file was removed. */
+  desired?: DesiredInstance;
+  previous?: InstanceStatus;
+  /** A schedule's run, or undefined for a change-driven run. */
+  scheduled?: { id: string; plan: string; args: Record<string, string> };
+  schedules: ScheduleStatus[];
+  signal?: AbortSignal;
+}
+
+export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
+  const { key } = input;
+  const file = `instances/${key.namespace}/${key.name}.yaml`;
+  const observed: Fingerprint = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
+  const stored = await deps.checkpoints.load(key);
+  const reporter = new StatusReporter(deps.writer, {
+    key,
+    framework: input.desired?.framework ?? input.previous?.framework ?? { name: stored?.checkpoint.framework ?? 'unknown' },
+    sourceCommit: input.commit,
+    observed,
+    sensitiveValues: [],
+    schedules: input.schedules,
+    now: deps.now,
+  }, stored?.checkpoint);
+
+  let source: InstanceSource;
+  try {
+    source = await loadSource(deps, input, file);
+  } catch (err) {
+    const problems = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column}: ${p.code}: ${p.message}`) : [];
+    const message = problems[0] ?? errorMessage(err);
+    const code = err instanceof RenderProblemsError ? 'INVALID_CONTENT' : ((err as { code?: string }).code ?? 'LOAD_FAILED');
+    reporter.write({ ...reporter.transition('refused', 'REFUSED'), message }, { refusal: { code, message, at: deps.now(), ...(problems.length > 0 ? { problems } : {}) } });
+    return { outcome: { kind: 'refused', message }, status: reporter.last };
+  }
+  reporter.setSensitiveValues(source.sensitiveValues);
+
+  const result = await reconcile({
+    client: deps.client,
+    store: deps.checkpoints,
+    hooks: deps.hooks,
+    instance: key,
+    framework: source.framework.name,
+    desired: source.desired,
+    render: (plan, args) => source.render(plan, args),
+    renderedObjects: () => source.renderedObjects(),
+    onEvent: reporter.onEvent,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  return reportResult(deps, input, reporter, result);
+}
+
+/** The final status of a reconcile: one transition per outcome. */
+async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter, result: ReconcileResult): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
+  const { key } = input;
+  switch (result.kind) {
+    case 'ran': {
+      const run = result.execution.run;
+      if (result.execution.outcome === 'failed') return { outcome: { kind: 'failed', plan: run.plan, message: result.execution.error.message }, status: reporter.last };
+      if (result.execution.outcome === 'superseded') return { outcome: { kind: 'superseded', plan: run.plan }, status: reporter.last };
+      // Pruning happened after plan-complete: write the final inventory.
+      reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
+      reporter.write(reporter.transition('plan-complete', 'COMPLETE', run));
+      return { outcome: { kind: 'complete', plan: run.plan }, status: reporter.last };
+    }
+    case 'refused':
+      reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: result.refusal.message }, { refusal: { code: result.refusal.code, message: result.refusal.message, at: result.refusal.at } });
+      return { outcome: { kind: 'refused', message: result.refusal.message }, status: reporter.last };
+    case 'nothing':
+      // Record that this desired state was seen, so it is not looked at again.
+      if (input.previous === undefined || input.previous.sourceCommit !== input.commit) {
+        const t = reporter.transition('observed', reporter.checkpoint?.active?.state.status ?? 'COMPLETE', reporter.checkpoint?.active);
+        reporter.write({ ...t, message: result.reason });
+      }
+      return { outcome: { kind: 'nothing', message: result.reason }, status: reporter.last };
+    case 'removed': {
+      const failed = result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete');
+      if (failed) {
+        reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
+        const message = `removal incomplete: ${result.report.failed.map((f) => f.object).join(', ') || 'cleanup plan did not complete'}`;
+        reporter.write({ ...reporter.transition('plan-failed', 'FATAL_ERROR'), message });
+        return { outcome: { kind: 'failed', plan: 'cleanup', message }, status: reporter.last };
+      }
+      reporter.write(reporter.transition('removed', 'REMOVED'), { removed: true });
+      return { outcome: { kind: 'removed', message: `${result.report.deleted.length} objects deleted` }, status: undefined };
+    }
+  }
+}
+
+async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {
+  if (input.desired === undefined) {
+    // Removed: the framework and values it was applied with are in the commit it was applied at.
+    const at = input.previous?.sourceCommit;
+    if (at === undefined) throw new Error(`${file} was removed and no earlier commit of it is known`);
+    return loadInstanceSource(await deps.store.at(at), file, deps.renderer, { removed: true });
+  }
+  if (input.scheduled) {
+    return loadInstanceSource(input.tree, file, deps.renderer, { request: { ...input.scheduled } });
+  }
+  const requestText = input.desired.fingerprint.request ? await input.tree.readText(requestPath(input.key)) : undefined;
+  const request = requestText !== undefined ? parseRequest(requestText, requestPath(input.key)) : undefined;
+  return loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {});
+}

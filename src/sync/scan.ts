@@ -1,0 +1,57 @@
+/**
+ * Change detection by content ids: the desired state at a commit is, per instance, the blob id of
+ * its file, the tree id of its framework version directory and the blob id of a pending request.
+ * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
+ * without rendering anything; the agent's own commits touch only status/ and so change no id.
+ */
+import { listInstances, loadInstance, frameworkDir } from '../render/index.js';
+import type { CommitTree } from '../git/tree.js';
+import type { Fingerprint, InstanceKey } from './status-file.js';
+import { requestPath } from './request-file.js';
+
+export interface DesiredInstance {
+  key: InstanceKey;
+  file: string;
+  fingerprint: Fingerprint;
+  /** From the instance file; undefined when the file does not parse (the render reports why). */
+  framework?: { name: string; version: string };
+}
+
+/** Parsed `framework`/`version` by instance blob id: an unchanged file is never parsed twice. */
+export type ParseCache = Map<string, { name: string; version: string } | undefined>;
+
+export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<Map<string, DesiredInstance>> {
+  const out = new Map<string, DesiredInstance>();
+  for (const file of await listInstances(tree)) {
+    const [, namespace = '', base = ''] = file.split('/');
+    const key = { namespace, name: base.replace(/\.ya?ml$/, '') };
+    const blob = (await tree.id(file)) ?? '';
+    let framework = cache.get(blob);
+    if (!cache.has(blob)) {
+      const inst = await loadInstance(tree, file);
+      framework = inst.ok ? { name: inst.value.decl.framework, version: inst.value.decl.version } : undefined;
+      cache.set(blob, framework);
+    }
+    const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
+    const request = await tree.id(requestPath(key));
+    const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
+    out.set(keyString(key), { key, file, fingerprint, ...(framework ? { framework } : {}) });
+  }
+  return out;
+}
+
+export const keyString = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
+
+export function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
+  return a !== undefined && b !== undefined && a.instance === b.instance && a.framework === b.framework && a.request === b.request;
+}
+
+/** Why an instance needs attention, for logs and the status message. */
+export function changeReason(previous: Fingerprint | undefined, next: Fingerprint): string {
+  if (previous === undefined) return 'new instance';
+  const parts: string[] = [];
+  if (previous.instance !== next.instance) parts.push('instance file changed');
+  if (previous.framework !== next.framework) parts.push(previous.instance === next.instance ? 'framework files changed (affects every instance on this version)' : 'framework changed');
+  if (previous.request !== next.request && next.request !== undefined) parts.push('plan requested');
+  return parts.join(', ') || 'unchanged';
+}

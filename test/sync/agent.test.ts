@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { GitMirror } from '../../src/git/index.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import { Renderer } from '../../src/render/index.js';
+import { Agent, type PassReport } from '../../src/sync/agent.js';
+import { formatRequest } from '../../src/sync/request-file.js';
+import { parseStatus } from '../../src/sync/status-file.js';
+import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { instance, webFramework } from './fixtures.js';
+
+describe('the agent against a Git repository and the simulated cluster', () => {
+  let sandbox: GitSandbox;
+  let cluster: TestCluster;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let user: WorkClone;
+  let agent: Agent;
+  let origin: string;
+
+  beforeAll(async () => {
+    sandbox = gitSandbox();
+    cluster = await startTestCluster();
+    client = await createKubeClient({ url: cluster.url });
+    renderer = new Renderer();
+    origin = join(sandbox.dir, 'origin.git');
+    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
+    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
+    user.write('instances/shop/blog.yaml', instance());
+    user.commit('two web instances');
+    await user.push();
+    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
+    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20 });
+    await agent.start();
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await renderer.close();
+    client.close();
+    await cluster.stop();
+    sandbox.cleanup();
+  });
+
+  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
+  const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
+    await user.pull();
+    return parseStatus(user.git('show', `HEAD:status/shop/${name}.yaml`), name);
+  };
+  const configMap = async (name: string): Promise<Record<string, string> | undefined> =>
+    (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name }))?.data as Record<string, string> | undefined;
+
+  it('GIVEN new instance files WHEN the agent polls THEN each deploys and its status is committed with trailers', async () => {
+    const report = await agent.pass();
+    expect(outcomes(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+    expect(await configMap('site')).toMatchObject({ value: 'one' });
+    const status = await statusOf('site');
+    expect(status).toMatchObject({ state: 'COMPLETE', framework: { name: 'web', version: '1.0.0' }, currentPlan: { plan: 'deploy' } });
+    expect(status.inventory).toContain('v1/ConfigMap/shop/site');
+    expect(user.git('log', '--format=%s', '-10')).toContain('shop/site: deploy COMPLETE in');
+    expect(user.git('log', '-1', '--format=%(trailers:key=Baton-Instance,valueonly)', '--', 'status/shop/site.yaml')).toBe('shop/site');
+    // Sensitive values never reach status.
+    expect(user.git('show', 'HEAD:status/shop/site.yaml')).not.toContain('hunter2-secret');
+  });
+
+  it('GIVEN only the agent own status commits since WHEN it polls again THEN nothing runs and nothing is committed', async () => {
+    const before = user.git('rev-parse', 'HEAD');
+    const report = await agent.pass();
+    expect(report.reports).toEqual([]);
+    await user.pull();
+    expect(user.git('rev-parse', 'HEAD')).toBe(before);
+  });
+
+  it('GIVEN a change to one instance and a bad value in another WHEN polled THEN the good one runs, the bad one is refused in its status', async () => {
+    await user.pull();
+    user.write('instances/shop/site.yaml', instance({ VALUE: 'two' }));
+    user.write('instances/shop/blog.yaml', instance({ REPLICAS: 0 }));
+    user.commit('site value two; blog broken');
+    await user.push();
+    const report = await agent.pass();
+    expect(outcomes(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'refused' });
+    expect(await configMap('site')).toMatchObject({ value: 'two' });
+    const blog = await statusOf('blog');
+    expect(blog.state).toBe('REFUSED');
+    expect(blog.refusal?.message).toContain('REPLICAS');
+    expect(blog.refusal?.message).toContain('instances/shop/blog.yaml');
+  });
+
+  it('GIVEN a plan requested through a commit WHEN polled twice THEN it runs once with its one-shot argument', async () => {
+    await user.pull();
+    user.write('requests/shop/site.yaml', formatRequest({ id: 'r-1', plan: 'backup', args: { LABEL: 'nightly' }, requestedAt: new Date().toISOString() }));
+    user.commit('request backup of site');
+    await user.push();
+    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete' });
+    const status = await statusOf('site');
+    expect(status.currentPlan).toMatchObject({ plan: 'backup', args: { LABEL: 'nightly' }, state: { status: 'COMPLETE' } });
+    expect(status.handledRequests).toContain('r-1');
+    expect((await agent.pass()).reports).toEqual([]);
+  });
+
+  it('GIVEN an instance file removed WHEN polled THEN its objects are deleted and its status file removed', async () => {
+    await user.pull();
+    user.remove('instances/shop/site.yaml');
+    user.commit('remove site');
+    await user.push();
+    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'removed' });
+    expect(await configMap('site')).toBeUndefined();
+    await user.pull();
+    expect(() => user.git('show', 'HEAD:status/shop/site.yaml')).toThrow();
+    expect(user.git('log', '-1', '--format=%s', '--', 'status/shop/site.yaml')).toBe('shop/site: removed');
+  });
+});
