@@ -111,6 +111,12 @@ describe('Redis', () => {
     expect(claims).toEqual(['data-demo-primary-0', 'demo-backups']);
   });
 
+  it.each(['redis 1.0.0', 'redis 1.1.0'])('%s restore re-applies the StatefulSets but not the PDB, which stays in the deploy/update family for pruning', async (label) => {
+    const plan = await renderOk(renderer, { framework: fw(label), plan: 'restore', values: { REPLICAS: 3 } });
+    expect(objectsOf(plan, 'PodDisruptionBudget')).toEqual([]);
+    expect(objectsOf(plan, 'StatefulSet')).toHaveLength(4);
+  });
+
   it.each([
     [0, false],
     [1, false],
