@@ -15,7 +15,7 @@ export const PRELUDE = String.raw`
   'use strict';
   var JSONparse = JSON.parse, JSONstringify = JSON.stringify;
   var ObjectKeys = Object.keys, hasOwn = Object.prototype.hasOwnProperty, isArray = Array.isArray;
-  ['Date', 'Intl', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly'].forEach(function (n) { delete G[n]; });
+  ['Date', 'Intl', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'console'].forEach(function (n) { delete G[n]; });
   Math.random = function () { throw new Error('Math.random is not available in templates: rendering must be deterministic'); };
 
   var defs = new Map();
@@ -253,7 +253,10 @@ export const PRELUDE = String.raw`
   Object.getOwnPropertyNames(G).forEach(function (n) { if (n !== 'globalThis') { var d = Object.getOwnPropertyDescriptor(G, n); if (d) freeze(d.value); } });
   [function* () {}, async function () {}, async function* () {}, [][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ''[Symbol.iterator](), /x/[Symbol.matchAll]('')].forEach(freeze);
 
+  var baseline = new Set(Reflect.ownKeys(G));
   return {
+    // Globals a template created (globalThis.x = ...) are removed after every batch.
+    cleanup: function () { Reflect.ownKeys(G).forEach(function (k) { if (!baseline.has(k)) { try { delete G[k]; } catch (e) { /* keep */ } } }); },
     define: function (key, file, fn) { if (!defs.has(key)) defs.set(key, { fn: fn, rethrow: makeRethrow(file) }); },
     has: function (key) { return defs.has(key); },
     setInput: function (json) { running = false; input = String(json); },

@@ -18,7 +18,8 @@ const runScript = new vm.Script('__batonRun()', { filename: 'baton-run.js' });
 const MAX_NODES = 200000;
 
 function cleanup() {
-  for (const k of Reflect.ownKeys(sandbox)) if (!baseline.has(k)) { try { delete sandbox[k]; } catch (e) { /* non-configurable: keep */ } }
+  try { api.cleanup(); } catch (e) { /* a template made a global non-configurable: it stays */ }
+  for (const k of Reflect.ownKeys(sandbox)) if (!baseline.has(k)) { try { delete sandbox[k]; } catch (e) { /* keep */ } }
 }
 
 function countNodes(v, budget) {

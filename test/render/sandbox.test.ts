@@ -1,0 +1,151 @@
+/**
+ * The template sandbox: helpers, YAML-safe output, isolation (no process, no files, no code generation,
+ * no host objects), determinism, and limits (time, memory) that the host survives.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { compileTemplate, TEMPLATE_LOCALS } from '../../src/render/sandbox/compile.js';
+import type { RenderOutput } from '../../src/render/sandbox/renderer.js';
+import { testRenderer } from './helpers.js';
+
+const renderer = testRenderer();
+afterAll(() => renderer.close());
+
+const base = {
+  instance: { name: 'site', namespace: 'apps' },
+  framework: { name: 'web', version: '1.0.0', appVersion: '2.4' },
+  params: { NAME: 'x\nkind: Secret', COUNT: 3, ON: true, LIST: ['a', 'b'], MAP: { k: 'v', 'odd key': 'yes' }, EMPTY: '' },
+  labels: { 'app.kubernetes.io/managed-by': 'baton' },
+  selectorLabels: { 'app.kubernetes.io/name': 'web' },
+};
+
+/** Renders template text (and optional partials) and returns the sandbox output for it. */
+async function render(text: string, partials: Record<string, string> = {}): Promise<RenderOutput> {
+  const all = { 'main.yaml.ejs': text, ...partials };
+  const compiled = Object.entries(all).map(([name, t]) => {
+    const c = compileTemplate({ name, file: `t/${name}`, text: t, id: `${name}:${t}` });
+    if (!c.ok) throw new Error(c.problem.message);
+    return c.compiled;
+  });
+  const [out] = await renderer.run({
+    base,
+    renders: [{ key: compiled[0]!.key, file: 't/main.yaml.ejs', plan: { name: 'deploy', phase: 'p', step: 's', args: { target: 'x' } } }],
+    partials: Object.fromEntries(compiled.map((c) => [c.name, c.key])),
+    defines: compiled,
+  });
+  return out!;
+}
+
+async function value(text: string, partials: Record<string, string> = {}): Promise<unknown> {
+  const out = await render(text, partials);
+  if (!out.ok) throw new Error(`${out.kind}: ${out.message}`);
+  return out.docs[0]?.value;
+}
+
+describe('template output escaping', () => {
+  it.each([
+    ['a string with a newline and a key stays one string', 'v: <%= params.NAME %>', { v: 'x\nkind: Secret' }],
+    ['a number stays a number', 'v: <%= params.COUNT %>', { v: 3 }],
+    ['a boolean stays a boolean', 'v: <%= params.ON %>', { v: true }],
+    ['a list becomes a flow list', 'v: <%= params.LIST %>', { v: ['a', 'b'] }],
+    ['an object becomes a flow mapping', 'v: <%= params.MAP %>', { v: { k: 'v', 'odd key': 'yes' } }],
+    ['undefined becomes null', 'v: <%= undefined %>', { v: null }],
+    ['a string that looks like YAML syntax stays a string', 'v: <%= "- a\\n- b: [c]" %>', { v: '- a\n- b: [c]' }],
+    ['a string that looks like a boolean stays a string', 'v: <%= "yes" %>', { v: 'yes' }],
+  ])('<%%= with %s', async (_name, text, expected) => {
+    expect(await value(text)).toEqual(expected);
+  });
+});
+
+describe('helpers', () => {
+  it.each([
+    ['toYaml of a nested value is block YAML', 'v:<%- nindent(2, toYaml({ a: [1, { b: "on" }], "c d": {} })) %>', { v: { a: [1, { b: 'on' }], 'c d': {} } }],
+    ['toJson prints JSON', 'v: <%= toJson(params.MAP) %>', { v: '{"k":"v","odd key":"yes"}' }],
+    ['indent indents every line', 'v: |\n<%- indent(2, "a\\nb") %>', { v: 'a\nb\n' }],
+    ['quote makes a double-quoted string', 'v: <%- quote(params.COUNT) %>', { v: '3' }],
+    ['b64enc encodes UTF-8', 'v: <%= b64enc("héllo") %>', { v: 'aMOpbGxv' }],
+    ['b64dec decodes what b64enc encodes', 'v: <%= b64dec(b64enc("ünïcode ✓")) %>', { v: 'ünïcode ✓' }],
+    ['sha256 is the standard digest', 'v: <%= sha256("abc") %>', { v: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' }],
+    ['trunc cuts to n characters', 'v: <%= trunc(3, "abcdef") %>', { v: 'abc' }],
+    ['dnsName joins, lowercases and trims to a DNS label', 'v: <%= dnsName("My", "App_1", "", "x".repeat(70)) %>', { v: `my-app-1-${'x'.repeat(54)}` }],
+    ['fallback replaces undefined', 'v: <%= fallback(plan.args.missing, "d") %>', { v: 'd' }],
+    ['plan.args carries one-shot arguments', 'v: <%= plan.args.target %>', { v: 'x' }],
+    ['instance, framework and plan are in scope', 'v: <%= [instance.namespace, framework.appVersion, plan.name, plan.step] %>', { v: ['apps', '2.4', 'deploy', 's'] }],
+    ['selectorLabels holds the stable labels', 'v: <%= selectorLabels %>', { v: { 'app.kubernetes.io/name': 'web' } }],
+  ])('%s', async (_name, text, expected) => {
+    expect(await value(text)).toEqual(expected);
+  });
+
+  it('include renders a partial with the same locals plus extra ones', async () => {
+    expect(await value('v:<%- nindent(2, include("_part", { extra: 7 })) %>', { '_part.yaml.ejs': 'name: <%= instance.name %>\nextra: <%= locals.extra %>' })).toEqual({
+      v: { name: 'site', extra: 7 },
+    });
+  });
+
+  it('required throws with its message when the value is empty', async () => {
+    const out = await render('a: 1\nv: <%= required(params.EMPTY, "EMPTY must be set") %>');
+    expect(out).toMatchObject({ ok: false, kind: 'runtime', line: 2, message: 'EMPTY must be set' });
+  });
+
+  it('exposes exactly the documented locals', () => {
+    expect([...TEMPLATE_LOCALS]).toEqual(['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels']);
+  });
+});
+
+describe('isolation', () => {
+  it.each([
+    ['process is not defined', '<%= typeof process %>', 'undefined'],
+    ['require is not defined', '<%= typeof require %>', 'undefined'],
+    ['Buffer is not defined', '<%= typeof Buffer %>', 'undefined'],
+    ['fetch is not defined', '<%= typeof fetch %>', 'undefined'],
+    ['Date is removed', '<%= typeof Date %>', 'undefined'],
+    ['globalThis has no Node objects', '<%= ["process", "require", "module", "Buffer", "setTimeout", "console", "global"].filter((n) => n in globalThis) %>', []],
+  ])('%s', async (_name, text, expected) => {
+    expect(await value(`v: ${text}`)).toEqual({ v: expected });
+  });
+
+  it.each([
+    ['the Function constructor of a local', 'instance.constructor.constructor("return process")()'],
+    ['the Function constructor of a helper', 'toYaml.constructor("return process")()'],
+    ['the constructor of an async function', '(async function () {}).constructor("return process")()'],
+    ['eval', 'eval("process")'],
+    ['Math.random', 'Math.random()'],
+  ])('the classic escape through %s fails', async (_name, expr) => {
+    const out = await render(`v: <%= ${expr} %>`);
+    expect(out.ok).toBe(false);
+  });
+
+  it('a template cannot change what the next render sees (intrinsics are frozen)', async () => {
+    const out = await render('<% Array.prototype.map = function () { return ["pwned"] } %>v: 1');
+    expect(out).toMatchObject({ ok: false, kind: 'runtime' });
+    expect(await value('v: <%= [1, 2].map((x) => x * 2) %>')).toEqual({ v: [2, 4] });
+  });
+
+  it('globals a template creates are gone for the next render', async () => {
+    await value('<% globalThis.leftover = 1 %>v: 1');
+    expect(await value('v: <%= typeof leftover %>')).toEqual({ v: 'undefined' });
+  });
+
+  it('an endless loop is stopped and the sandbox keeps working', async () => {
+    expect(await render('<% for (;;) {} %>')).toMatchObject({ ok: false, kind: 'timeout', file: 't/main.yaml.ejs' });
+    expect(await value('v: 1')).toEqual({ v: 1 });
+  });
+
+  it('an endless loop hidden in a promise callback is stopped too', async () => {
+    expect(await render('<% Promise.resolve().then(() => { for (;;) {} }) %>v: 1')).toMatchObject({ ok: false, kind: 'timeout' });
+  });
+
+  it('a memory bomb kills only the worker; the host respawns it', async () => {
+    const out = await render('<% const a = []; for (;;) a.push(new Array(1e6).fill(1)) %>');
+    expect(out.ok ? 'ok' : out.kind).toMatch(/memory|timeout/);
+    expect(await value('v: 2')).toEqual({ v: 2 });
+  });
+});
+
+describe('determinism', () => {
+  it('the same inputs render byte-identical output', async () => {
+    const text = 'v:<%- nindent(2, toYaml({ m: params.MAP, l: params.LIST, h: sha256(toJson(params)) })) %>';
+    const a = JSON.stringify(await value(text));
+    const b = JSON.stringify(await value(text));
+    expect(a).toBe(b);
+  });
+});
