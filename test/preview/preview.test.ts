@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Renderer } from '../../src/render/index.js';
 import { treesAt } from '../../src/preview/git-trees.js';
@@ -157,6 +159,30 @@ describe('baton preview', () => {
     const report = await previewOf(oneInstance, () => repo.write('README.md', 'docs'));
     expect(report).toMatchObject({ instances: [], frameworks: [], acceptable: true });
     expect(formatMarkdown(report)).toContain('No instance is affected.');
+  });
+
+  it('works the same on a bare clone (the agent\'s) as on a checkout', async () => {
+    oneInstance();
+    const base = repo.commit('base');
+    repo.instance('prod', 'cache', '1.0.0', { ...BASE_PARAMS, MAXMEMORY: '96mb' });
+    const head = repo.commit('change');
+    const bare = `${repo.dir}-bare.git`;
+    repo.git('clone', '-q', '--bare', repo.dir, bare);
+    try {
+      const trees = await treesAt(bare, base, head);
+      const report = await buildPreview({ base: trees.base, head: trees.head, baseRef: 'main', headRef: 'change', renderer, now: NOW });
+      expect(only(report)).toMatchObject({ outcome: 'run', plan: 'update' });
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('names an unknown ref and a folder that is not a repository', async () => {
+    oneInstance();
+    repo.commit('base');
+    await expect(treesAt(repo.dir, 'no-such-branch', 'HEAD')).rejects.toThrow('--base no-such-branch: no such commit');
+    await expect(treesAt(repo.dir, 'HEAD', '--upload-pack=x')).rejects.toThrow('is not a valid Git ref');
+    await expect(treesAt(tmpdir(), 'HEAD', 'HEAD')).rejects.toThrow('is not a Git repository');
   });
 
   it('folds long diffs into collapsible details', async () => {
