@@ -81,9 +81,9 @@ describe('ZooKeeper', () => {
 });
 
 describe('Redis', () => {
-  it('rolls replicas before the primary on update, so a readable copy stays up', async () => {
-    const plan = await renderOk(renderer, { framework: fw('redis 1.0.0'), plan: 'update' });
-    expect(ids(objectsOf(plan, 'StatefulSet'))).toEqual(['StatefulSet/demo-replica', 'StatefulSet/demo-primary']);
+  it.each(['redis 1.0.0', 'redis 1.1.0'])('%s update restarts the primary before the replicas, so a new PASSWORD never locks replicas out', async (label) => {
+    const plan = await renderOk(renderer, { framework: fw(label), plan: 'update' });
+    expect(ids(objectsOf(plan, 'StatefulSet'))).toEqual(['StatefulSet/demo-primary', 'StatefulSet/demo-replica']);
   });
 
   it('upgrades from 1.0.0 with a safety backup, then replicas, then the primary, on Redis 7.4', async () => {
