@@ -30,6 +30,14 @@ function parseYaml(raw: Buffer): unknown {
   }
 }
 
+function looksLikeJson(raw: Buffer): boolean {
+  for (const b of raw) {
+    if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+    return b === 0x7b; // '{'
+  }
+  return false;
+}
+
 function requireObject(value: unknown): Record<string, unknown> {
   if (!isRecord(value)) throw badRequest('the body of the request must be a JSON object');
   return value;
@@ -78,7 +86,8 @@ export function decodePatchBody(raw: Buffer, contentType: string | undefined, st
   if (type === undefined || (type === 'strategic' && !strategicAllowed)) {
     throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   }
-  if (type === 'apply') return { type, body: requireObject(parseYaml(raw)) };
+  // kubectl and most clients send apply bodies as JSON (a YAML subset): JSON.parse is ~10x faster.
+  if (type === 'apply') return { type, body: requireObject(looksLikeJson(raw) ? parseJson(raw) : parseYaml(raw)) };
   const body = parseJson(raw);
   if (type === 'json' && !Array.isArray(body)) throw badRequest('json patch must be a JSON array of operations');
   if (type !== 'json') requireObject(body);

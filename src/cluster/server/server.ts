@@ -75,14 +75,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       return;
     }
     if (pathname === '/baton-sim/faults') return handleFaultAdmin(options.faultAdmin, req, res);
+    const parsed = parsePath(pathname);
+    if (parsed.kind === 'resource') return handleResource(ctx, req, res, parsed.path, url.searchParams);
     const types = options.store.registry.all();
     if (handleRootDiscovery(pathname, req, res, types, serverAddress)) return;
     if (handleOpenApi(pathname, req, res, types)) return;
-    const parsed = parsePath(pathname);
     switch (parsed.kind) {
       case 'group': return handleGroup(parsed.group, res, types);
       case 'groupVersion': return handleGroupVersion(parsed.group, parsed.version, res, types);
-      case 'resource': return handleResource(ctx, req, res, parsed.path, url.searchParams);
       case 'other': return notFoundPath(res);
     }
   };
