@@ -4,15 +4,13 @@
  * Cross-file rules (a trigger names an existing plan, ...) live in validate.ts, not here.
  */
 import { z } from 'zod';
-import { isDnsLabel, isSemver, parseDuration } from './versions.js';
+import { DNS1123_LABEL, DURATION_PATTERN, SEMVER } from './versions.js';
 
 export const API_VERSION = 'baton.dev/v1alpha1';
 
-const dnsLabel = z.string().refine(isDnsLabel, { message: 'must be a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters' });
-const semver = z.string().refine(isSemver, { message: 'must be a semantic version such as 1.2.0' });
-const duration = z.string().refine((s) => parseDuration(s) !== undefined && parseDuration(s)! > 0, {
-  message: 'must be a duration such as 90s, 10m or 1h30m',
-});
+const dnsLabel = z.string().max(63).regex(DNS1123_LABEL, 'must be a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters');
+const semver = z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0');
+const duration = z.string().regex(DURATION_PATTERN, 'must be a duration such as 90s, 10m or 1h30m');
 const strategy = z.enum(['serial', 'parallel']);
 const schemaRef = z.string().optional().describe('JSON Schema reference for editors; ignored by Baton');
 

@@ -1,6 +1,6 @@
 /** Small pure helpers for the value formats of Baton's files: semver, durations, DNS-1123 names. */
 
-const SEMVER =
+export const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
 export interface SemVer {
@@ -48,6 +48,8 @@ export function latestVersion(versions: readonly string[]): string | undefined {
 }
 
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+/** The same as a JSON-Schema-friendly pattern (non-empty). */
+export const DURATION_PATTERN = /^(?=\d)(?:\d+h)?(?:\d+m)?(?:\d+s)?$/;
 
 /** `90s`, `10m`, `1h30m` -> seconds; undefined when the text is not a duration. */
 export function parseDuration(text: string): number | undefined {
@@ -56,7 +58,7 @@ export function parseDuration(text: string): number | undefined {
   return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
 }
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function isDnsLabel(name: string): boolean {
   return name.length <= 63 && DNS1123_LABEL.test(name);

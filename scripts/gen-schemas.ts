@@ -1,0 +1,15 @@
+/**
+ * Writes schemas/*.json from the zod schemas in src/render/schemas.ts (the one definition of each file
+ * format). Run: `npx tsx scripts/gen-schemas.ts`. test/render/schemas.test.ts fails when they are stale.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateJsonSchemas } from '../src/render/json-schema.js';
+
+const dir = fileURLToPath(new URL('../schemas/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+for (const [name, text] of Object.entries(generateJsonSchemas())) {
+  writeFileSync(join(dir, name), text);
+  console.log(`wrote schemas/${name}`);
+}
