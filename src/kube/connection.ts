@@ -9,7 +9,10 @@ import { KubeConfigError } from './errors.js';
 
 export interface Connection {
   baseUrl: URL;
+  /** Bounded sockets for ordinary requests. */
   agent: http.Agent;
+  /** Unbounded, for watches: each holds its socket for as long as it runs, and must never queue. */
+  watchAgent: http.Agent;
   headers(): Promise<Record<string, string>>;
   /** Namespace of the kubeconfig context, used for namespaced refs that carry none. */
   defaultNamespace: string;
@@ -44,9 +47,16 @@ export function parseServerUrl(url: string, source: string): URL {
   return parsed;
 }
 
-/** Keep-alive agents: the engine and the controllers make many small requests to one server. */
-export function makeAgent(baseUrl: URL, tls: TlsSettings): http.Agent {
-  const common = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 16 };
+/**
+ * Keep-alive agents: the engine and the controllers make many small requests to one server. Sockets
+ * are bounded: 2000 parallel GETs against the simulated server ran at 214/s with one socket each and
+ * 546/s with 32 (a flood of new connections costs more than queueing). Watches get their own
+ * unbounded agent, since a watch holds its socket and would starve the bounded pool.
+ */
+export const REQUEST_SOCKETS = 64;
+
+export function makeAgent(baseUrl: URL, tls: TlsSettings, maxSockets: number = REQUEST_SOCKETS): http.Agent {
+  const common = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets, maxFreeSockets: 32 };
   if (baseUrl.protocol === 'http:') return new http.Agent(common);
   const options: https.AgentOptions = { ...common };
   if (tls.ca !== undefined) options.ca = tls.ca;
@@ -68,5 +78,5 @@ export function connectionFromUrl(options: UrlOptions): Connection {
   if (options.caData !== undefined) tls.ca = decodeCa(options.caData);
   if (options.insecureSkipTlsVerify === true) tls.rejectUnauthorized = false;
   const fixed: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
-  return { baseUrl, agent: makeAgent(baseUrl, tls), headers: async () => fixed, defaultNamespace: 'default' };
+  return { baseUrl, agent: makeAgent(baseUrl, tls), watchAgent: makeAgent(baseUrl, tls, Infinity), headers: async () => fixed, defaultNamespace: 'default' };
 }

@@ -55,8 +55,10 @@ export async function connectionFromKubeconfig(options: KubeconfigOptions): Prom
     : async (): Promise<Record<string, string>> => fixed;
   const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
   // With a proxy-url, client-node's proxy agent (carrying the TLS settings) is the way out.
-  const agent = cluster.proxyUrl && first.agent instanceof http.Agent ? first.agent : makeAgent(baseUrl, tlsOf(first));
-  return { baseUrl, agent, headers, defaultNamespace: namespace || 'default' };
+  const proxied = cluster.proxyUrl && first.agent instanceof http.Agent ? first.agent : undefined;
+  const agent = proxied ?? makeAgent(baseUrl, tlsOf(first));
+  const watchAgent = proxied ?? makeAgent(baseUrl, tlsOf(first), Infinity);
+  return { baseUrl, agent, watchAgent, headers, defaultNamespace: namespace || 'default' };
 }
 
 /**

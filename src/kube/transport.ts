@@ -72,6 +72,7 @@ export class Transport {
 
   close(): void {
     this.conn.agent.destroy();
+    this.conn.watchAgent.destroy();
   }
 
   private async once(spec: RequestSpec): Promise<unknown> {
@@ -98,7 +99,8 @@ export class Transport {
     const request = url.protocol === 'https:' ? https.request : http.request;
     const context = { method: spec.method, path: spec.path };
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request(url, { method: spec.method, agent: this.conn.agent, headers, ...(signal ? { signal } : {}) });
+      const agent = headOnly ? this.conn.watchAgent : this.conn.agent;
+      const req = request(url, { method: spec.method, agent, headers, ...(signal ? { signal } : {}) });
       let response: IncomingMessage | undefined;
       const timer = setTimeout(() => {
         const err = new KubeTransportError(`${spec.method} ${spec.path}: no answer within ${this.options.timeoutMs} ms`, { ...context, timeoutMs: this.options.timeoutMs });

@@ -17,6 +17,10 @@ async function watchServer(chunks: string[], end: boolean): Promise<{ url: strin
       res.writeHead(200, { 'content-type': 'application/json' }).end(DISCOVERY);
       return;
     }
+    if (!(req.url ?? '').includes('watch=true')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{"resourceVersion":"1"},"items":[]}');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     let i = 0;
     const next = (): void => {
@@ -119,6 +123,21 @@ describe('watch over HTTP', () => {
       expect(e.object.metadata.name).toBe('a');
       break;
     }
+  });
+
+  it('GIVEN more open watches than the request socket pool WHEN a get is made THEN it is not starved', async () => {
+    server = await watchServer([event('ADDED', 'a')], false);
+    kube = await createKubeClient({ url: server.url });
+    const controller = new AbortController();
+    const open = server.requests.length;
+    const watches = Array.from({ length: 70 }, async () => {
+      for await (const _ of kube!.watch('v1', 'Pod', 'ns', { signal: controller.signal })) { /* held open until abort */ }
+    });
+    while (server.requests.length < open + 70) await new Promise((r) => setTimeout(r, 10));
+    // 70 watches hold their sockets; a plain list must still get through.
+    await expect(kube.list('v1', 'Pod', 'ns')).resolves.toMatchObject({ items: [], resourceVersion: '1' });
+    controller.abort();
+    await Promise.all(watches);
   });
 
   it('GIVEN a stream cut mid-event WHEN the connection resets THEN a KubeTransportError', async () => {
