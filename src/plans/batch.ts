@@ -77,18 +77,20 @@ async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[
     signal: ctx.signal,
     isTransient: (err) => classifyWith(ctx.hooks, err).class === 'transient',
     onWaiting: (v) => ctx.onWaiting(v.object, v.message),
-    evaluate: (observed) => readinessOf(refs, observed, batch, ctx),
+    // Pods of the batch's workloads explain why they wait, and fail them when an image cannot be pulled.
+    context: workloadNamespaces(objects).map((namespace) => ({ apiVersion: 'v1', kind: 'Pod', namespace })),
+    evaluate: (observed, pods) => readinessOf(refs, observed, batch, pods, ctx),
   });
   if (verdict.kind === 'failed') throw new GateFailedError(verdict.object, verdict.reason, verdict.message);
 }
 
-function readinessOf(refs: readonly ObjectRef[], observed: Observed, batch: KubeObject[], ctx: BatchContext): WaitVerdict {
+function readinessOf(refs: readonly ObjectRef[], observed: Observed, batch: KubeObject[], pods: readonly KubeObject[], ctx: BatchContext): WaitVerdict {
   const gateCtx = { rules: ctx.rules, now: new Date(ctx.clock.now()), imagePullGraceSeconds: ctx.imagePullGraceSeconds, batch };
   let firstWaiting: { object: string; message: string } | undefined;
   let waiting = 0;
   for (const ref of refs) {
     const obj = observed.get(observedKey(ref));
-    const result = obj === undefined ? { state: 'waiting' as const, message: 'does not exist (yet)' } : ctx.hooks.gate(obj, gateCtx);
+    const result = obj === undefined ? { state: 'waiting' as const, message: 'does not exist (yet)' } : ctx.hooks.explain(obj, ctx.hooks.gate(obj, gateCtx), pods, gateCtx);
     if (result.state === 'failed') return { kind: 'failed', object: refLabel(ref), reason: result.reason, message: result.message };
     if (result.state === 'waiting') {
       waiting++;
@@ -119,6 +121,16 @@ export async function waitUntilGone(refs: readonly ObjectRef[], ctx: Pick<BatchC
       return { kind: 'waiting', object: refLabel(first), message: `${why}${left.length > 1 ? ` (and ${left.length - 1} more)` : ''}` };
     },
   });
+}
+
+/** Namespaces of objects that run pods (they have a pod template), where pods are followed for context. */
+function workloadNamespaces(objects: readonly KubeObject[]): string[] {
+  const spec = (o: KubeObject): unknown => o['spec'];
+  const hasTemplate = (o: KubeObject): boolean => {
+    const s = spec(o);
+    return typeof s === 'object' && s !== null && 'template' in s && 'selector' in s;
+  };
+  return [...new Set(objects.filter(hasTemplate).map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))];
 }
 
 function dedupe(refs: readonly ObjectRef[]): ObjectRef[] {

@@ -30,6 +30,8 @@ export interface FailureClass {
 
 export interface EngineHooks {
   gate(obj: KubeObject, ctx: GateContext): GateVerdict;
+  /** Refines a workload's verdict with its pods (names the troubled pod; fails on unpullable images). */
+  explain(obj: KubeObject, verdict: GateVerdict, pods: readonly KubeObject[], ctx: GateContext): GateVerdict;
   classify(err: unknown): FailureClass;
   /** Backoff after `attempt` failures so far (0-based) of a transient failure; `undefined` stops retrying. */
   retryDelayMs(failure: FailureClass, attempt: number): number | undefined;

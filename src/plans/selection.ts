@@ -19,6 +19,11 @@ export interface PlanRequest {
   id: string;
   plan: string;
   args: Record<string, string>;
+  /**
+   * `baton apply --plan`: the developer asked for this plan now, so it runs in place of whatever a
+   * change would select (refusals still apply). Requests from Git commits wait behind changes.
+   */
+  explicit?: boolean;
 }
 
 export interface DesiredState {
@@ -61,7 +66,9 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
   if (desired.removed === true) {
     return { kind: 'remove', cleanupPlan: has('cleanup') ? 'cleanup' : undefined, reason: 'instance removed' };
   }
-  if (previous === undefined) return run(has('deploy') ? 'deploy' : undefined, 'new instance', desired);
+  const request = desired.request;
+  const explicit = request?.explicit === true ? requested(request, desired) : undefined;
+  if (previous === undefined) return explicit ?? run(has('deploy') ? 'deploy' : undefined, 'new instance', desired);
 
   const versionOrder = compareSemver(desired.frameworkVersion, previous.frameworkVersion);
   if (versionOrder < 0) {
@@ -75,6 +82,7 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
   if (immutable.length > 0) {
     return refuse('IMMUTABLE_PARAM', `immutable parameter${immutable.length > 1 ? 's' : ''} ${immutable.join(', ')} cannot change after deploy`, { parameters: immutable });
   }
+  if (explicit !== undefined) return explicit;
   if (versionOrder > 0) {
     const plan = ['upgrade', 'update', 'deploy'].find(has);
     return run(plan, `framework version ${previous.frameworkVersion} -> ${desired.frameworkVersion}`, desired);
@@ -85,12 +93,13 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
     const selection = run(has('update') ? 'update' : has('deploy') ? 'deploy' : undefined, 'framework files changed', desired);
     return selection.kind === 'run' ? { ...selection, warnings: [warning] } : selection;
   }
-  const request = desired.request;
-  if (request !== undefined && !previous.handledRequests.includes(request.id)) {
-    const selection = run(has(request.plan) ? request.plan : undefined, `requested (${request.id})`, desired, request.plan);
-    return selection.kind === 'run' ? { ...selection, args: { ...request.args }, requestId: request.id } : selection;
-  }
+  if (request !== undefined && !previous.handledRequests.includes(request.id)) return requested(request, desired);
   return { kind: 'nothing', reason: 'desired state is already applied' };
+}
+
+function requested(request: PlanRequest, desired: DesiredState): Selection {
+  const selection = run(desired.plans.includes(request.plan) ? request.plan : undefined, `requested (${request.id})`, desired, request.plan);
+  return selection.kind === 'run' ? { ...selection, args: { ...request.args }, requestId: request.id } : selection;
 }
 
 /** Each changed parameter's trigger plan; they must agree. */

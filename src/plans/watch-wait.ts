@@ -19,7 +19,9 @@ export interface WaitOptions {
   client: KubeClient;
   refs: readonly ObjectRef[];
   /** Called with the latest observed object per ref (`observedKey(ref)`); `undefined` = does not exist. */
-  evaluate(observed: Observed): WaitVerdict;
+  evaluate(observed: Observed, context: readonly KubeObject[]): WaitVerdict;
+  /** Whole collections also followed, for context (the pods that explain a workload's wait). */
+  context?: readonly { apiVersion: string; kind: string; namespace: string | undefined }[];
   onWaiting?(verdict: Extract<WaitVerdict, { kind: 'waiting' }>): void;
   /** Aborting (timeout, shutdown) rejects with the signal's reason. */
   signal: AbortSignal;
@@ -34,7 +36,9 @@ interface Group {
   apiVersion: string;
   kind: string;
   namespace: string | undefined;
-  names: Set<string>;
+  /** `undefined`: every object of the collection (context), kept in `all`. */
+  names: Set<string> | undefined;
+  all: Map<string, KubeObject>;
 }
 
 export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { kind: 'waiting' }>> {
@@ -42,6 +46,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
   const observed = new Map<string, KubeObject | undefined>();
   const inner = new AbortController();
   const total = new Set(refs.map(observedKey)).size;
+  const contextGroups: Group[] = (options.context ?? []).map((c) => ({ ...c, names: undefined, all: new Map() }));
   return new Promise((resolve, reject) => {
     let finished = false;
     let lastMessage = '';
@@ -54,7 +59,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
     };
     const check = (): void => {
       if (finished || observed.size < total) return;
-      const verdict = options.evaluate(observed);
+      const verdict = options.evaluate(observed, contextGroups.flatMap((g) => [...g.all.values()]));
       if (verdict.kind !== 'waiting') {
         finish(() => resolve(verdict));
         return;
@@ -75,7 +80,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
       finish(() => resolve({ kind: 'done' }));
       return;
     }
-    for (const group of groupsOf(refs)) {
+    for (const group of [...groupsOf(refs), ...contextGroups]) {
       followGroup(options, group, observed, inner.signal, check).catch((err: unknown) => finish(() => reject(asError(err))));
     }
     void (async () => {
@@ -91,8 +96,9 @@ function groupsOf(refs: readonly ObjectRef[]): Group[] {
   const groups = new Map<string, Group>();
   for (const r of refs) {
     const id = `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}`;
-    const g = groups.get(id) ?? { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, names: new Set<string>() };
-    g.names.add(r.name);
+    const names = groups.get(id)?.names ?? new Set<string>();
+    const g = groups.get(id) ?? { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, names, all: new Map<string, KubeObject>() };
+    names.add(r.name);
     groups.set(id, g);
   }
   return [...groups.values()];
@@ -102,20 +108,27 @@ async function followGroup(options: WaitOptions, g: Group, observed: Map<string,
   const { client, clock } = options;
   const keyOf = (name: string): string => observedKey({ apiVersion: g.apiVersion, kind: g.kind, name, ...(g.namespace !== undefined ? { namespace: g.namespace } : {}) });
   // A single object is narrowed server-side; several share one list+watch of their kind and namespace.
-  const only = g.names.size === 1 ? [...g.names][0] : undefined;
+  const only = g.names?.size === 1 ? [...g.names][0] : undefined;
   const selector = only !== undefined ? { fieldSelector: `metadata.name=${only}` } : {};
   while (!signal.aborted) {
     let pause = 100;
     try {
       const list = await client.list(g.apiVersion, g.kind, g.namespace, selector);
       const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
-      for (const name of g.names) observed.set(keyOf(name), byName.get(name));
+      if (g.names === undefined) {
+        g.all.clear();
+        for (const [name, o] of byName) g.all.set(name, o);
+      } else for (const name of g.names) observed.set(keyOf(name), byName.get(name));
       changed();
       const events = client.watch(g.apiVersion, g.kind, g.namespace, { ...selector, resourceVersion: list.resourceVersion, allowWatchBookmarks: true, signal });
       for await (const ev of events) {
         const name = ev.object.metadata.name ?? '';
-        if (ev.type === 'BOOKMARK' || !g.names.has(name)) continue;
-        observed.set(keyOf(name), ev.type === 'DELETED' ? undefined : ev.object);
+        if (ev.type === 'BOOKMARK') continue;
+        if (g.names === undefined) {
+          if (ev.type === 'DELETED') g.all.delete(name);
+          else g.all.set(name, ev.object);
+        } else if (g.names.has(name)) observed.set(keyOf(name), ev.type === 'DELETED' ? undefined : ev.object);
+        else continue;
         changed();
       }
     } catch (err) {

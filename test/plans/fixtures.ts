@@ -47,6 +47,7 @@ export const testHooks: EngineHooks = {
     if (typeof status['failed'] === 'string') return { state: 'failed', reason: 'TestFailed', message: status['failed'] };
     return status['ready'] === true ? { state: 'done', message: 'ready' } : { state: 'waiting', message: 'not ready yet' };
   },
+  explain: (_o, verdict) => verdict,
   classify,
   // Short fixed backoff keeps retry tests fast; the real policy is tested with failure.ts.
   retryDelayMs: (f, attempt) => (retryDecision(f.class, attempt).retry ? 20 : undefined),

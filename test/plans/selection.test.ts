@@ -46,6 +46,9 @@ describe('selectPlan: which plan a change runs', () => {
     ['a new request runs its plan with its one-shot args', applied, { ...base, request: { id: 'r-2', plan: 'backup', args: { NAME: 'nightly' } } }, { kind: 'run', plan: 'backup', args: { NAME: 'nightly' } }],
     ['a request already handled runs nothing', applied, { ...base, request: { id: 'r-1', plan: 'backup', args: {} } }, { kind: 'nothing' }],
     ['a request for an undefined plan is refused', applied, { ...base, request: { id: 'r-3', plan: 'restore', args: {} } }, { kind: 'refuse', code: 'PLAN_UNKNOWN', mentions: ['restore'] }],
+    ['an explicit request (baton apply --plan) runs in place of a value change', applied, withValues({ REPLICAS: 4 }, { request: { id: 'cli-1', plan: 'backup', args: {}, explicit: true } }), { kind: 'run', plan: 'backup' }],
+    ['an explicit request on a new instance runs that plan', undefined, { ...base, request: { id: 'cli-2', plan: 'backup', args: {}, explicit: true } }, { kind: 'run', plan: 'backup' }],
+    ['an explicit request still respects an immutable parameter', applied, withValues({ STORAGE_CLASS: 'slow' }, { request: { id: 'cli-3', plan: 'deploy', args: {}, explicit: true } }), { kind: 'refuse', code: 'IMMUTABLE_PARAM', mentions: ['STORAGE_CLASS'] }],
     ['a value change is handled before a pending request', applied, withValues({ REPLICAS: 4 }, { request: { id: 'r-4', plan: 'backup', args: {} } }), { kind: 'run', plan: 'update' }],
   ])('%s', (_name, previous, desired, expected) => {
     // GIVEN the applied state and the desired state WHEN a plan is selected

@@ -1,7 +1,157 @@
-import type { Command } from 'commander';
+/**
+ * `baton apply <instance-file>`: runs one plan of an instance against a cluster without Git, through
+ * the same `reconcile` the agent calls. Without --plan the plan is chosen by the selection rules
+ * against the checkpoint in the cluster.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { errorMessage } from '../../errors.js';
+import { createKubeClient } from '../../kube/http-client.js';
+import type { KubeClient } from '../../kube/client.js';
+import { ConfigMapCheckpointStore } from '../../plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../plans/defaults.js';
+import type { DesiredExtras } from '../../plans/desired.js';
+import type { EngineEvent } from '../../plans/events.js';
+import { loadInstanceSource, type InstanceSource } from '../../plans/instance-source.js';
+import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js';
+import { reconcile, type ReconcileResult } from '../../plans/reconcile.js';
+import { DirectoryTree, maskSensitive, RenderProblemsError, Renderer } from '../../render/index.js';
 import type { CliIO } from '../io.js';
-import { notImplemented } from './not-implemented.js';
+
+export interface ClusterFlags {
+  kubeconfig?: string;
+  context?: string;
+  repo?: string;
+  output: 'text' | 'json';
+}
+
+interface ApplyFlags extends ClusterFlags {
+  plan?: string;
+  arg: string[];
+}
 
 export function registerApply(program: Command, io: CliIO): void {
-  program.command('apply').description('Run one plan of an instance against a cluster, without Git').action(notImplemented(io, 'apply', 5));
+  withClusterFlags(program.command('apply'))
+    .description('Run one plan of an instance against a cluster, without Git (plan chosen like the agent unless --plan)')
+    .argument('<instance-file>', 'instances/<namespace>/<instance>.yaml')
+    .option('--plan <name>', 'run this plan now instead of the one the selection rules choose')
+    .option('--arg <key=value>', 'one-shot argument for the plan (repeatable)', collectArg, [])
+    .action(async (file: string, flags: ApplyFlags) => {
+      const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+      if (flags.plan === undefined && flags.arg.length > 0) throw new InvalidArgumentError('--arg needs --plan');
+      const extras: DesiredExtras = flags.plan !== undefined ? { request: { id: `cli-${randomUUID()}`, plan: flags.plan, args, explicit: true } } : {};
+      io.exitCode = await runReconcile(io, file, flags, extras);
+    });
+}
+
+/** The flags `apply`, `delete` and `plan status` share. */
+export function withClusterFlags(cmd: Command): Command {
+  return cmd
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context (default: its current-context)')
+    .option('--repo <dir>', 'repository root (default: the repository containing the instance file)')
+    .option('-o, --output <format>', 'text or json', parseOutput, 'text');
+}
+
+export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags, extras: DesiredExtras): Promise<number> {
+  return withInstance(io, file, flags, extras, async (source, client) => {
+    const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
+    const print = progressPrinter(io, flags.output === 'text', mask);
+    for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
+    const result = await reconcile({
+      client,
+      store: new ConfigMapCheckpointStore(client),
+      hooks: defaultHooks(),
+      instance: { name: source.instance.name, namespace: source.instance.namespace },
+      framework: source.framework.name,
+      desired: source.desired,
+      render: source.render,
+      renderedObjects: source.renderedObjects,
+      onEvent: print.event,
+    });
+    print.done();
+    if (flags.output === 'json') io.stdout(`${JSON.stringify(mask(resultJson(source, result)), null, 2)}\n`);
+    else io.stdout(`${mask(resultLine(result))}\n`);
+    return exitCodeOf(result);
+  });
+}
+
+/** Loads the instance (rendering nothing yet), connects, runs `fn`, and always releases both. */
+export async function withInstance(
+  io: CliIO,
+  file: string,
+  flags: ClusterFlags,
+  extras: DesiredExtras,
+  fn: (source: InstanceSource, client: KubeClient) => Promise<number>,
+): Promise<number> {
+  const path = resolve(io.cwd, file);
+  if (!existsSync(path)) return fail(io, `${file}: no such file`);
+  const root = flags.repo !== undefined ? resolve(io.cwd, flags.repo) : repoRootOf(path);
+  if (root === undefined) return fail(io, `${file}: not under instances/<namespace>/ of a repository; pass --repo`);
+  const renderer = new Renderer();
+  let client: (KubeClient & { close(): void }) | undefined;
+  try {
+    const source = await loadInstanceSource(new DirectoryTree(root), relative(root, path).split(sep).join('/'), renderer, extras);
+    client = await createKubeClient({ ...(flags.kubeconfig !== undefined ? { kubeconfigPath: resolve(io.cwd, flags.kubeconfig) } : {}), ...(flags.context !== undefined ? { context: flags.context } : {}) });
+    return await fn(source, client);
+  } catch (err) {
+    if (err instanceof RenderProblemsError) {
+      for (const p of err.problems) io.stderr(`${p.file}:${p.line}:${p.column}: ${p.severity} ${p.code}: ${p.message}\n`);
+      return 1;
+    }
+    return fail(io, errorMessage(err));
+  } finally {
+    client?.close();
+    await renderer.close();
+  }
+}
+
+function repoRootOf(path: string): string | undefined {
+  const nsDir = dirname(path);
+  const instancesDir = dirname(nsDir);
+  return basename(instancesDir) === 'instances' ? dirname(instancesDir) : undefined;
+}
+
+function fail(io: CliIO, message: string): number {
+  io.stderr(`error: ${message}\n`);
+  return 1;
+}
+
+/** Live progress: plain lines when not a TTY; on a TTY the "waiting on" line is rewritten in place. */
+function progressPrinter(io: CliIO, enabled: boolean, mask: <T>(v: T) => T): { event: (e: EngineEvent) => void; line: (text: string) => void; done: () => void } {
+  let transient = false;
+  const out = (text: string, overwrite: boolean): void => {
+    if (!enabled) return;
+    if (io.isTTY && transient) io.stdout('\r\x1b[2K');
+    io.stdout(io.isTTY && overwrite ? text : `${text}\n`);
+    transient = io.isTTY && overwrite;
+  };
+  return {
+    event: (e) => {
+      const text = eventLine(e);
+      if (text !== undefined) out(mask(text), e.type === 'step-waiting');
+    },
+    line: (text) => out(text, false),
+    done: () => {
+      if (transient) io.stdout('\n');
+      transient = false;
+    },
+  };
+}
+
+function resultJson(source: InstanceSource, result: ReconcileResult): Record<string, unknown> {
+  const instance = { name: source.instance.name, namespace: source.instance.namespace, framework: source.framework.name, version: source.framework.version };
+  return { instance, exitCode: exitCodeOf(result), ...result };
+}
+
+function collectArg(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_.-]*=/.test(value)) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
+  return [...previous, value];
+}
+
+function parseOutput(value: string): 'text' | 'json' {
+  if (value !== 'text' && value !== 'json') throw new InvalidArgumentError('expected text or json');
+  return value;
 }

@@ -1,0 +1,68 @@
+/**
+ * An instance as the engine needs it, read through a FileTree (a directory for `baton apply`, a Git
+ * tree at a commit for the agent): its desired state for plan selection and a render callback. Reads
+ * only through the renderer's FileTree, so it does no I/O of its own.
+ */
+import { refOf, type ObjectRef } from '../kube/object.js';
+import {
+  RenderProblemsError,
+  hasErrors,
+  loadInstance,
+  loadInstanceFramework,
+  renderInstancePlan,
+  resolveParams,
+  type FileTree,
+  type Framework,
+  type Instance,
+  type Problem,
+  type Renderer,
+  type RenderedPlan,
+} from '../render/index.js';
+import { desiredStateOf, type DesiredExtras } from './desired.js';
+import type { DesiredState } from './selection.js';
+
+export interface InstanceSource {
+  instance: Instance;
+  framework: Framework;
+  desired: DesiredState;
+  /** String forms of sensitive values, for masking anything shown to people. */
+  sensitiveValues: string[];
+  /** Warnings from loading (errors throw). */
+  problems: Problem[];
+  render: (plan: string, args: Record<string, string>) => Promise<RenderedPlan>;
+  /** Apply objects of the lifecycle plans (deploy, update, upgrade) as rendered now: what pruning keeps. */
+  renderedObjects: () => Promise<ObjectRef[]>;
+}
+
+const LIFECYCLE = ['deploy', 'update', 'upgrade'];
+
+export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}): Promise<InstanceSource> {
+  const inst = await loadInstance(tree, instanceFile);
+  if (!inst.ok) throw new RenderProblemsError(inst.problems);
+  const fw = await loadInstanceFramework(tree, inst.value);
+  if (!fw.ok) throw new RenderProblemsError([...inst.problems, ...fw.problems]);
+  const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
+  const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
+    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer });
+    if (!result.ok) throw new RenderProblemsError(result.problems);
+    return result.plan;
+  };
+  const plans = Object.keys(fw.value.decl.plans);
+  return {
+    instance: inst.value,
+    framework: fw.value,
+    desired: desiredStateOf(fw.value, resolved.values, extras),
+    sensitiveValues: resolved.sensitiveValues,
+    problems: [...inst.problems, ...fw.problems, ...resolved.problems],
+    render,
+    renderedObjects: async () => {
+      const refs: ObjectRef[] = [];
+      for (const name of LIFECYCLE.filter((p) => plans.includes(p))) {
+        const plan = await render(name, {});
+        for (const ph of plan.phases) for (const s of ph.steps) for (const a of s.actions) if (a.action === 'apply') refs.push(refOf(a.object));
+      }
+      return refs;
+    },
+  };
+}
