@@ -49,8 +49,8 @@ interface Sandbox {
 function sandbox(): Sandbox {
   const root = mkdtempSync(path.join(tmpdir(), 'baton-catalog-'));
   dirs.push(root);
-  for (const d of ['bin', 'backups', 'data', 'config', 'run/redis']) mkdirSync(path.join(root, d), { recursive: true });
-  const rebase = (text: string): string => text.replace(/(^|[\s"'=(])\/(backups|data|config|run\/redis)\b/g, `$1${root}/$2`);
+  for (const d of ['bin', 'backups', 'data', 'config', 'conf', 'run/redis']) mkdirSync(path.join(root, d), { recursive: true });
+  const rebase = (text: string): string => text.replace(/(^|[\s"'=(])\/(backups|data|config|conf|run\/redis)\b/g, `$1${root}/$2`);
   return {
     root,
     fake(name, body) {
@@ -106,6 +106,28 @@ describe('ZooKeeper validate.sh', () => {
     const script = (await scriptsOf('zookeeper 1.0.0')).get('validate.sh')!;
     const r = box.run(script, { REPLICAS: String(modes.length), STATEFULSET: 'zk', HEADLESS: 'zk-headless.ns.svc.cluster.local', VALIDATE_SECONDS: '0', MODES: path.join(box.root, 'modes') });
     expect(r.out).toContain(message);
+    expect(r.status).toBe(status);
+  });
+});
+
+describe('ZooKeeper ready.sh', () => {
+  const servers = (n: number): string => Array.from({ length: n }, (_, i) => `server.${i + 1}=zk-${i}.zk-headless.ns.svc.cluster.local:2888:3888;2181`).join('\n');
+  // srvr answers from MODES/<host>, conf from CONFS/<host>; no file means the host does not answer.
+  const fakeNc = 'host="$3"; read -r cmd; case "$cmd" in srvr) cat "$STATE/srvr-$host" 2>/dev/null || echo "This ZooKeeper instance is not currently serving requests";; conf) cat "$STATE/conf-$host" 2>/dev/null || exit 1;; esac';
+  it.each([
+    ['serving in a quorum', 'Mode: follower', [3, 3], 0],
+    ['not serving while every peer has the same server list', '', [3, 3], 1],
+    ['not serving while a peer still runs another server list (REPLICAS changing)', '', [5, 3], 0],
+    ['not serving while no peer answers', '', [0, 0], 1],
+  ] as const)('%s: exits %i', async (_name, srvr, peerServers, status) => {
+    const box = sandbox();
+    box.fake('nc', fakeNc);
+    box.file('conf/zoo.cfg', `tickTime=2000\n${servers(3)}\n`);
+    if (srvr !== '') box.file('state/srvr-127.0.0.1', `${srvr}\n`);
+    peerServers.forEach((n, i) => {
+      if (n > 0) box.file(`state/conf-zk-${i + 1}.zk-headless.ns.svc.cluster.local`, `clientPort=2181\nmembership: \n${servers(n)}\nversion=0\n`);
+    });
+    const r = box.run((await scriptsOf('zookeeper 1.0.0')).get('ready.sh')!, { HOSTNAME: 'zk-0', STATE: path.join(box.root, 'state') });
     expect(r.status).toBe(status);
   });
 });
