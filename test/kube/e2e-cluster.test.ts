@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../src/cluster/index.js';
 import type { WatchEvent } from '../../src/kube/client.js';
-import { KubeApiError } from '../../src/kube/errors.js';
+import { KubeApiError, KubeTransportError } from '../../src/kube/errors.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { refOf, type KubeObject } from '../../src/kube/object.js';
 import { explainFromCluster, gateFor } from '../../src/plans/gates/index.js';
@@ -91,6 +91,17 @@ describe('HttpKubeClient against the simulated cluster', () => {
   it('GIVEN apply with dryRun WHEN the object does not exist THEN nothing persists', async () => {
     await kube.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'e2e' } }, { fieldManager: 'baton', dryRun: true });
     expect(await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'dry', namespace: 'e2e' })).toBeUndefined();
+  });
+
+  it('GIVEN a URL client with the cluster CA WHEN it connects over HTTPS THEN the certificate is verified and requests succeed', async () => {
+    const caData = /certificate-authority-data: *"?([A-Za-z0-9+/=]+)/.exec(cluster.kubeconfig)?.[1];
+    expect(caData).toBeDefined();
+    const viaUrl = await createKubeClient({ url: cluster.url, token: cluster.token, caData: caData! });
+    await expect(viaUrl.get({ apiVersion: 'v1', kind: 'Namespace', name: 'e2e' })).resolves.toMatchObject({ metadata: { name: 'e2e' } });
+    viaUrl.close();
+    const untrusted = await createKubeClient({ url: cluster.url, token: cluster.token });
+    await expect(untrusted.resourceFor('v1', 'Pod')).rejects.toBeInstanceOf(KubeTransportError);
+    untrusted.close();
   });
 
   it('GIVEN a URL and token client WHEN the token is wrong THEN a 401 KubeApiError', async () => {

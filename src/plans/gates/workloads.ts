@@ -3,7 +3,7 @@
  * observed the latest generation, every replica runs the new template, and enough are available.
  */
 import type { KubeObject } from '../../kube/object.js';
-import { condition, num, str, unobserved, why } from './fields.js';
+import { at, condition, num, str, unobserved, why } from './fields.js';
 import { done, failed, waiting, type GateResult } from './types.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -18,6 +18,8 @@ export function deploymentGate(obj: KubeObject): GateResult {
   const want = num(obj, 'spec.replicas', 1);
   const updated = num(obj, 'status.updatedReplicas');
   const total = num(obj, 'status.replicas');
+  // A paused rollout never progresses on its own: say so rather than count replicas that will not move.
+  if (at(obj, 'spec.paused') === true && updated < want) return waiting(`rollout is paused (spec.paused), ${updated}/${want} replicas updated`);
   const available = num(obj, 'status.availableReplicas');
   if (updated < want) return waiting(`${updated}/${want} replicas updated`);
   if (total > updated) return waiting(`${plural(total - updated, 'old replica')} pending termination (${updated}/${want} updated)`);

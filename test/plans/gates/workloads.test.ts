@@ -30,6 +30,8 @@ describe('Deployment gate: a rollout is done when observed, fully updated, witho
   conditions:
     - { type: Progressing, status: "False", reason: ProgressDeadlineExceeded, message: 'ReplicaSet "web-5d" has timed out progressing.' }`),
       { state: 'failed', reason: 'ProgressDeadlineExceeded', message: 'rollout exceeded its progress deadline (ProgressDeadlineExceeded: ReplicaSet "web-5d" has timed out progressing.)' }],
+    ['a paused rollout', deployment('{ observedGeneration: 2, replicas: 3, updatedReplicas: 1, availableReplicas: 3 }', ', paused: true'),
+      { state: 'waiting', message: 'rollout is paused (spec.paused), 1/3 replicas updated' }],
     ['replicas default to one', deployment('{ observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 }').replace('replicas: 3', 'paused: false'),
       { state: 'done', message: '1/1 replicas available' }],
   ])('GIVEN %s THEN the gate says so', (_name, yaml, expected) => {
