@@ -19,11 +19,13 @@ export type Cell = string | number | boolean | null;
 
 export interface Printer {
   columns: ColumnDefinition[];
+  /** Events list the name last and only with -o wide (priority 1), as the real printer does. */
+  nameLast?: boolean;
   cells(obj: KubeObject, now: number): Cell[];
 }
 
-const col = (name: string, type: ColumnDefinition['type'] = 'string', priority = 0): ColumnDefinition => ({ name, type, format: '', description: name, priority });
-const AGE = col('Age');
+export const col = (name: string, type: ColumnDefinition['type'] = 'string', priority = 0): ColumnDefinition => ({ name, type, format: '', description: name, priority });
+export const AGE = col('Age');
 
 /** Reads a nested field without trusting the object's shape. */
 export function field(obj: unknown, ...path: (string | number)[]): unknown {

@@ -8,6 +8,7 @@ import type { PrinterColumn, ResourceType } from '../store/types.js';
 import { humanDuration } from './duration.js';
 import { evalJsonPath } from './jsonpath.js';
 import { type Cell, type ColumnDefinition, type Printer, defaultPrinter, printers } from './printers.js';
+import { clusterPrinters } from './printers-cluster.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -15,7 +16,8 @@ const NAME: ColumnDefinition = { name: 'Name', type: 'string', format: 'name', d
 
 export function printerFor(type: ResourceType): Printer {
   if (type.printerColumns && type.printerColumns.length > 0) return customPrinter(type.printerColumns);
-  return printers[`${type.group}/${type.resource}`] ?? defaultPrinter;
+  const key = `${type.group}/${type.resource}`;
+  return printers[key] ?? clusterPrinters[key] ?? defaultPrinter;
 }
 
 function customPrinter(columns: readonly PrinterColumn[]): Printer {
@@ -62,7 +64,9 @@ export function toTable(type: ResourceType, objects: readonly KubeObject[], opts
   const now = opts.now ?? Date.now();
   const rows = objects.map((obj) => {
     const object = rowObject(obj, opts.include);
-    return { cells: [obj.metadata.name ?? '', ...printer.cells(obj, now)], ...(object ? { object } : {}) };
+    const name = obj.metadata.name ?? '';
+    const cells = printer.nameLast ? [...printer.cells(obj, now), name] : [name, ...printer.cells(obj, now)];
+    return { cells, ...(object ? { object } : {}) };
   });
   const metadata: Record<string, string> = {};
   if (opts.resourceVersion !== undefined) metadata.resourceVersion = opts.resourceVersion;
@@ -71,7 +75,7 @@ export function toTable(type: ResourceType, objects: readonly KubeObject[], opts
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata,
-    columnDefinitions: opts.noHeaders ? [] : [NAME, ...printer.columns],
+    columnDefinitions: opts.noHeaders ? [] : printer.nameLast ? [...printer.columns, { ...NAME, priority: 1 }] : [NAME, ...printer.columns],
     rows,
   };
 }

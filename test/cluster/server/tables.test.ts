@@ -36,7 +36,12 @@ describe('Tables for kubectl get', () => {
     ['configmaps', '', 'configmaps', obj('ConfigMap', { data: { a: '1', b: '2' } }), ['Name', 'Data', 'Age'], ['x', 2, '5m']],
     ['secrets', '', 'secrets', obj('Secret', { type: 'Opaque', data: { a: 'MQ==' } }), ['Name', 'Type', 'Data', 'Age'], ['x', 'Opaque', 1, '5m']],
     ['CRDs', 'apiextensions.k8s.io', 'customresourcedefinitions', obj('CustomResourceDefinition', {}), ['Name', 'Created At'], ['x', created]],
-    ['leases (no dedicated printer)', 'coordination.k8s.io', 'leases', obj('Lease', {}), ['Name', 'Age'], ['x', '5m']],
+    ['leases', 'coordination.k8s.io', 'leases', obj('Lease', { spec: { holderIdentity: 'agent-1' } }), ['Name', 'Holder', 'Age'], ['x', 'agent-1', '5m']],
+    ['nodes', '', 'nodes', obj('Node', { status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.33.0' } } }),
+      ['Name', 'Status', 'Roles', 'Age', 'Version'], ['x', 'Ready', '<none>', '5m', 'v1.33.0']],
+    ['events (name last, only with -o wide)', '', 'events', obj('Event', { type: 'Normal', reason: 'Scheduled', involvedObject: { kind: 'Pod', name: 'p' }, message: 'assigned', lastTimestamp: '2026-01-01T11:59:30Z' }),
+      ['Last Seen', 'Type', 'Reason', 'Object', 'Message'], ['30s', 'Normal', 'Scheduled', 'pod/p', 'assigned', 'x']],
+    ['service accounts (no dedicated printer)', '', 'serviceaccounts', obj('ServiceAccount', {}), ['Name', 'Age'], ['x', '5m']],
   ])('GIVEN %s THEN the columns and cells are the real server\'s', (_n, group, resource, o, columns, cells) => {
     const table = toTable(typeOf(group, resource), [o], { include: 'Metadata', now: NOW }) as unknown as Table;
     expect(table.columnDefinitions.filter((c) => !('priority' in c) || (c as { priority: number }).priority === 0).map((c) => c.name)).toEqual(columns);
