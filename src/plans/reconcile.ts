@@ -28,8 +28,8 @@ export interface ReconcileOptions {
   /** Renders a plan with the desired values (and one-shot args). Called before anything is applied. */
   render(plan: string, args: Record<string, string>): Promise<RenderedPlan>;
   /**
-   * Every object the instance renders now across its lifecycle plans, for pruning. Without it, the
-   * completed plan's own Apply objects are what "still rendered" means.
+   * Every object the instance renders now across its lifecycle plans (deploy, update, upgrade), for
+   * pruning, in addition to the completed plan's own Apply objects.
    */
   renderedObjects?(): Promise<ObjectRef[]>;
   onEvent?: EventListener;
@@ -96,7 +96,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {
     const result = { kind: 'ran' as const, execution, resumed, warnings, ...(refusal ? { refusal } : {}) };
     if (execution.outcome !== 'complete') return result;
-    const rendered = options.renderedObjects ? await options.renderedObjects() : applyRefs(plan);
+    // What the plan just applied is rendered by definition; the lifecycle render adds what other plans keep.
+    const rendered = [...applyRefs(plan), ...(options.renderedObjects ? await options.renderedObjects() : [])];
     return { ...result, pruned: await prune(exec, plan.plan, rendered) };
   };
 

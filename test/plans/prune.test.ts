@@ -5,7 +5,7 @@ import type { EngineEvent } from '../../src/plans/events.js';
 import { reconcile, type ReconcileOptions } from '../../src/plans/reconcile.js';
 import type { RenderedPlan } from '../../src/render/types.js';
 import { apiError, FakeKube } from './fake-client.js';
-import { apply, autoReady, cm, desired, INSTANCE, plan, step, testHooks } from './fixtures.js';
+import { apply, autoReady, cm, desired, INSTANCE, NS, plan, step, testHooks } from './fixtures.js';
 
 function setup(store = new MemoryCheckpointStore()) {
   const kube = new FakeKube();
@@ -126,5 +126,18 @@ describe('refusals', () => {
     expect(kube.count('apply')).toBe(applies);
     expect((await store.load(INSTANCE))?.checkpoint.refusal?.code).toBe('VERSION_DOWNGRADE');
     expect(events.some((e) => e.type === 'refused')).toBe(true);
+  });
+});
+
+describe('pruning with the lifecycle render', () => {
+  it('keeps the objects a non-lifecycle plan just applied even when the lifecycle plans do not render them', async () => {
+    const { kube, run } = setup();
+    const backup = plan('backup', [{ name: 'p', steps: [step('s', [apply(cm('backup-job'))])] }]);
+    const plans = { deploy: deployAB, backup };
+    const lifecycle = async () => [cm('a'), cm('b')].map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name!, namespace: NS }));
+    await run(plans, { renderedObjects: lifecycle });
+    const result = await run(plans, { renderedObjects: lifecycle, desired: desired({ plans: ['deploy', 'backup'], request: { id: 'r1', plan: 'backup', args: {} } }) });
+    expect(result.kind === 'ran' && result.pruned?.deleted).toEqual([]);
+    expect(has(kube, 'backup-job')).toBe(true);
   });
 });

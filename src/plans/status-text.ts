@@ -1,0 +1,37 @@
+/** `baton plan status` as text: the active run as a tree of phases and steps, then inventory and refusal. Pure. */
+import type { Checkpoint } from './checkpoint.js';
+import type { RunState } from './state.js';
+
+export function checkpointText(cp: Checkpoint): string {
+  const lines = [`instance ${cp.instance.namespace}/${cp.instance.name} (framework ${cp.framework}${cp.applied ? ` ${cp.applied.frameworkVersion}` : ''})`];
+  const run = cp.active;
+  if (run === undefined) lines.push('no plan has run');
+  else {
+    lines.push(`plan ${run.plan}: ${stateText(run.state)}  (${run.reason})`);
+    for (const ph of run.phases) {
+      lines.push(`  phase ${ph.name} [${ph.strategy}]: ${stateText(ph.state)}`);
+      for (const s of ph.steps) lines.push(`    step ${s.name}: ${stateText(s.state)}`);
+    }
+  }
+  if (cp.refusal) lines.push(`refused (${cp.refusal.code}) at ${cp.refusal.at}: ${cp.refusal.message}`);
+  lines.push(`inventory: ${cp.inventory.length} object${cp.inventory.length === 1 ? '' : 's'}`);
+  if (cp.history.length > 0) lines.push(`history: ${cp.history.map((h) => `${h.plan} ${h.state.status}`).join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function stateText(s: RunState): string {
+  switch (s.status) {
+    case 'NEVER_RUN':
+      return 'NEVER_RUN';
+    case 'PENDING':
+      return 'PENDING';
+    case 'IN_PROGRESS':
+      return `IN_PROGRESS since ${s.startedAt}${s.message ? ` - ${s.message}` : ''}`;
+    case 'ERROR':
+      return `ERROR (attempt ${s.attempt}) ${s.message}`;
+    case 'COMPLETE':
+      return `COMPLETE ${s.startedAt} -> ${s.finishedAt}`;
+    case 'FATAL_ERROR':
+      return `FATAL_ERROR at ${s.finishedAt}: ${s.message}`;
+  }
+}
