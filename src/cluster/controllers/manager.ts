@@ -1,12 +1,22 @@
 /** Starts every simulated controller against an API server, as kube-controller-manager plus kubelets. */
 import type { KubeClient } from '../../kube/client.js';
 import { createKubeClient } from '../../kube/http-client.js';
+import type { UrlOptions } from '../../kube/connection.js';
 import { bootstrapCluster } from './bootstrap.js';
 import { realClock } from './runtime/clock.js';
 import type { Controller } from './runtime/controller.js';
 import { ControllerRunner } from './runtime/runner.js';
 import type { ControllerManager, ControllerOptions } from './types.js';
 import { allControllers } from './registry.js';
+
+/** The controllers run beside their own API server: https on loopback without a CA is trusted as is. */
+function connectionOf(server: ControllerOptions['server']): UrlOptions {
+  const options: UrlOptions = { url: server.url };
+  if (server.token !== undefined) options.token = server.token;
+  if (server.caData !== undefined) options.caData = server.caData;
+  else if (/^https:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:|\/|$)/.test(server.url)) options.insecureSkipTlsVerify = true;
+  return options;
+}
 
 export function startControllers(options: ControllerOptions, controllers: Controller[] = allControllers()): ControllerManager {
   const clock = options.clock ?? realClock;
@@ -18,7 +28,7 @@ export function startControllers(options: ControllerOptions, controllers: Contro
     let client: KubeClient;
     if (options.client) client = options.client;
     else {
-      const http = await createKubeClient(options.server.token === undefined ? { url: options.server.url } : { url: options.server.url, token: options.server.token });
+      const http = await createKubeClient(connectionOf(options.server));
       close = () => http.close();
       client = http;
     }

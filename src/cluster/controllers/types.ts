@@ -14,7 +14,12 @@ export interface SimulationTiming {
 
 export interface ControllerOptions {
   /** The API server to talk to, as any client would. */
-  server: { url: string; token?: string };
+  server: {
+    url: string;
+    token?: string;
+    /** CA of an https server (PEM or base64 PEM). Without it, https on a loopback address skips verification. */
+    caData?: string;
+  };
   timing: SimulationTiming;
   /** Simulated nodes (DaemonSets schedule one pod per node). */
   nodes: number;

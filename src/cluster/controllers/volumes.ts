@@ -5,6 +5,7 @@
  * event. A released volume of reclaim policy Delete is deleted with its claim.
  */
 import type { KubeObject } from '../../kube/object.js';
+import { KubeApiError } from '../../kube/errors.js';
 import type { Controller, ControllerContext, ReconcileResult } from './runtime/controller.js';
 import { nameOf, record, spec, status, str } from './runtime/meta.js';
 import { PROVISIONER } from './bootstrap.js';
@@ -69,10 +70,16 @@ export function claimController(): Controller {
       const existing = ctx.informer('PersistentVolume').get(nameOf(pv));
       const bound = existing ?? (await ctx.api.create(pv)) ?? pv;
       await ctx.api.patchStatus(bound, { phase: 'Bound' });
-      const claim = await ctx.api.patch(pvc, {
-        metadata: { annotations: { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': PROVISIONER } },
-        spec: { volumeName: nameOf(pv), storageClassName: className },
-      });
+      const annotations = { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': PROVISIONER };
+      let claim: KubeObject;
+      try {
+        claim = await ctx.api.patch(pvc, { metadata: { annotations }, spec: { volumeName: nameOf(pv), storageClassName: className } });
+      } catch (err) {
+        // Kubernetes lets the binder set volumeName (and a nil class) once; an API server that refuses
+        // any spec change still gets a Bound claim, with the volume named in status only.
+        if (!(err instanceof KubeApiError && err.status === 422)) throw err;
+        claim = await ctx.api.patch(pvc, { metadata: { annotations } });
+      }
       const pvSpec = spec(pv);
       await ctx.api.patchStatus(claim, { phase: 'Bound', accessModes: pvSpec.accessModes, capacity: pvSpec.capacity });
       ctx.events.emit(pvc, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${nameOf(pv)}`, 'persistentvolume-controller');

@@ -38,7 +38,8 @@ export function limitsOf(deploy: KubeObject): Limits {
 
 /** The pod template without the hash label, the identity of a revision. */
 export function templateOf(obj: KubeObject): Record<string, unknown> {
-  const template = structuredClone(record(spec(obj).template));
+  // Nulls are absent fields (kubectl sends `creationTimestamp: null` in the template on undo).
+  const template = dropNulls(structuredClone(record(spec(obj).template))) as Record<string, unknown>;
   const meta = record(template.metadata);
   const labels = { ...(record(meta.labels) as Record<string, string>) };
   delete labels[HASH_LABEL];
@@ -63,6 +64,14 @@ export function findNewReplicaSet(deploy: KubeObject, owned: KubeObject[]): Kube
   const byTemplate = owned.filter((rs) => JSON.stringify(sortKeys(templateOf(rs))) === want);
   // Oldest first, as the real controller does when several match.
   return byTemplate.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))[0];
+}
+
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, dropNulls(v)]));
+  }
+  return value;
 }
 
 function sortKeys(value: unknown): unknown {

@@ -76,7 +76,8 @@ export function stableHash(value: unknown): string {
 export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (isRecord(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    // null and absent are the same field to the API (kubectl sends `creationTimestamp: null`).
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
