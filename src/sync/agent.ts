@@ -39,6 +39,8 @@ export interface AgentOptions {
   log?: AgentLog;
   now?: () => Date;
   onPushRetry?: (attempt: number) => void;
+  /** Every instance outcome (metrics). */
+  onOutcome?: (outcome: RunOutcome) => void;
 }
 
 export interface InstanceReport {
@@ -60,7 +62,7 @@ export class Agent {
   readonly writer: StatusWriter;
   private readonly statuses = new Map<string, InstanceStatus>();
   private readonly parseCache: ParseCache = new Map();
-  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
   private readonly log: AgentLog;
@@ -88,7 +90,7 @@ export class Agent {
    * One pass. Starts a worker for every instance that needs one and resolves when all the work it
    * started is done (so `--once` and tests can wait); the loop does not wait between passes.
    */
-  async pass(): Promise<PassReport> {
+  async pass(options: { wait?: boolean } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
     const commit = await mirror.fetch(branch);
     if (commit === undefined) {
@@ -102,11 +104,14 @@ export class Agent {
     for (const [key, d] of desired) {
       const previous = this.statuses.get(key);
       if (sameFingerprint(previous?.observed, d.fingerprint) && !UNFINISHED.has(previous?.state ?? '')) continue;
+      // Already being worked on for this very desired state (the loop does not wait for plans).
+      if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) continue;
       jobs.push(this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint)));
     }
     for (const [key, previous] of this.statuses) {
-      if (!desired.has(key)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
+      if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
+    if (options.wait === false) return { commit, reports: [] };
     const reports = await Promise.all(jobs);
     await this.writer.flush();
     return { commit, reports };
@@ -116,6 +121,15 @@ export class Agent {
   async drain(): Promise<void> {
     await Promise.all([...this.workers.values()].map((w) => w.done));
     await this.writer.flush();
+  }
+
+  /** Instances waiting for a free worker slot (the queue-depth metric). */
+  get queueDepth(): number {
+    return this.semaphore.queued;
+  }
+
+  get running(): number {
+    return this.workers.size;
   }
 
   /** Stops after the running steps (superseding every running plan), then pushes pending status. */
@@ -141,6 +155,7 @@ export class Agent {
             { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString() },
             { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), schedules: previous?.schedules ?? [], signal: abort.signal },
           );
+          this.options.onOutcome?.(outcome);
           if (status) this.statuses.set(id, status);
           else this.statuses.delete(id);
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
@@ -152,7 +167,7 @@ export class Agent {
       });
     })();
     const done = report.then(() => undefined, () => undefined);
-    this.workers.set(id, { abort, done });
+    this.workers.set(id, { abort, done, fingerprint: desired?.fingerprint });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
   }

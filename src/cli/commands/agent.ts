@@ -1,7 +1,43 @@
+/** `baton agent`: the GitOps sync loop (or one pass with --once). Flags parse into settings; src/sync runs it. */
 import type { Command } from 'commander';
+import { runAgent } from '../../sync/run.js';
+import { resolveSettings, type AgentFlags } from '../../sync/settings.js';
+import type { AgentLog } from '../../sync/agent.js';
 import type { CliIO } from '../io.js';
-import { notImplemented } from './not-implemented.js';
 
 export function registerAgent(program: Command, io: CliIO): void {
-  program.command('agent').description('The GitOps sync loop').action(notImplemented(io, 'agent', 6));
+  program
+    .command('agent')
+    .description('The GitOps sync loop: poll a repository, run the plans its changes call for, commit status back')
+    .option('--repo <url|path>', 'repository to watch (https URL, ssh URL or local path; $BATON_REPO)')
+    .option('--branch <name>', 'branch to watch ($BATON_BRANCH, default main)')
+    .option('--status-branch <name>', 'commit status to this branch instead ($BATON_STATUS_BRANCH or baton.yaml agent.statusBranch)')
+    .option('--kubeconfig <file>', 'kubeconfig ($BATON_KUBECONFIG, $KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context ($BATON_CONTEXT)')
+    .option('--interval <duration>', 'poll interval, e.g. 30s ($BATON_INTERVAL or baton.yaml agent.interval, default 60s)')
+    .option('--once', 'one pass: fetch, run every plan the commit calls for to its end, push status, exit (1 if a plan failed or a change was refused)')
+    .option('--data-dir <dir>', "the agent's persistent bare clone ($BATON_DATA_DIR, default ~/.cache/baton/repos/<hash>)")
+    .option('--concurrency <n>', 'instances whose plans run at once ($BATON_CONCURRENCY or baton.yaml agent.concurrency, default 4)')
+    .option('--listen <host:port>', 'serve /healthz, /readyz, /metrics and /webhook ($BATON_LISTEN)')
+    .action(async (flags: AgentFlags) => {
+      const settings = resolveSettings(flags, process.env, io.cwd);
+      const log: AgentLog = (level, message, fields = {}) => {
+        io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`);
+      };
+      const abort = new AbortController();
+      const stop = (): void => abort.abort();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      try {
+        io.exitCode = await runAgent(
+          settings,
+          { interval: flags.interval !== undefined || process.env.BATON_INTERVAL !== undefined, statusBranch: settings.statusBranch !== undefined },
+          { log, report: (line) => io.stdout(`${line}\n`) },
+          abort.signal,
+        );
+      } finally {
+        process.off('SIGTERM', stop);
+        process.off('SIGINT', stop);
+      }
+    });
 }

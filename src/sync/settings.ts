@@ -1,0 +1,106 @@
+/**
+ * The agent's settings, from (highest first) command-line flags, BATON_* environment variables,
+ * the repository's baton.yaml `agent:` section, and defaults. Bad values are errors naming where
+ * they came from and what was expected.
+ */
+import { BatonError } from '../errors.js';
+import type { RemoteAuth } from '../git/remote.js';
+import type { Identity } from '../git/write.js';
+import type { RepositoryDecl } from '../render/index.js';
+import { parseDuration } from '../render/index.js';
+import { authFromEnv, cacheRoot, mirrorDirFor } from './repo-access.js';
+import { normaliseRemote } from '../git/remote.js';
+
+export interface AgentFlags {
+  repo?: string;
+  branch?: string;
+  statusBranch?: string;
+  kubeconfig?: string;
+  context?: string;
+  interval?: string;
+  once?: boolean;
+  dataDir?: string;
+  concurrency?: string;
+  listen?: string;
+}
+
+export interface AgentSettings {
+  repo: string;
+  branch: string;
+  statusBranch?: string;
+  kubeconfig?: string;
+  context?: string;
+  intervalMs: number;
+  once: boolean;
+  /** The persistent bare clone (keeps unpushed status commits across restarts). */
+  dataDir: string;
+  concurrency: number;
+  auth: RemoteAuth;
+  author: Identity;
+  /** host:port for /healthz, /readyz, /metrics and /webhook; undefined: no server. */
+  listen?: string;
+  webhookSecret?: string;
+}
+
+export class SettingsError extends BatonError {
+  constructor(source: string, field: string, expected: string, got: string) {
+    super('AGENT_SETTING_INVALID', `${source} ${field}: expected ${expected}, got ${JSON.stringify(got)}`, { source, field });
+  }
+}
+
+export const DEFAULT_INTERVAL_MS = 60_000;
+
+/** Flags and environment only: enough to find and fetch the repository. */
+export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: string): AgentSettings {
+  const pick = (flag: string | undefined, envKey: string): { value: string; source: string } | undefined =>
+    flag !== undefined ? { value: flag, source: 'flag' } : env[envKey] !== undefined && env[envKey] !== '' ? { value: env[envKey], source: `$${envKey}` } : undefined;
+  const repo = pick(flags.repo, 'BATON_REPO');
+  if (repo === undefined) throw new BatonError('AGENT_REPO_MISSING', 'no repository: pass --repo URL|PATH or set BATON_REPO');
+  const url = normaliseRemote(repo.value, cwd);
+  const interval = pick(flags.interval, 'BATON_INTERVAL');
+  const concurrency = pick(flags.concurrency, 'BATON_CONCURRENCY');
+  const statusBranch = pick(flags.statusBranch, 'BATON_STATUS_BRANCH');
+  const kubeconfig = pick(flags.kubeconfig, 'BATON_KUBECONFIG');
+  const context = pick(flags.context, 'BATON_CONTEXT');
+  const listen = pick(flags.listen, 'BATON_LISTEN');
+  const dataDir = pick(flags.dataDir, 'BATON_DATA_DIR');
+  const settings: AgentSettings = {
+    repo: url,
+    branch: pick(flags.branch, 'BATON_BRANCH')?.value ?? 'main',
+    intervalMs: interval ? durationMs(interval.value, interval.source, '--interval') : DEFAULT_INTERVAL_MS,
+    once: flags.once === true,
+    dataDir: dataDir?.value ?? mirrorDirFor(url, cacheRoot(env)),
+    concurrency: concurrency ? positiveInt(concurrency.value, concurrency.source, '--concurrency') : 0,
+    auth: authFromEnv(env),
+    author: { name: env.BATON_AUTHOR_NAME ?? '', email: env.BATON_AUTHOR_EMAIL ?? '' },
+    ...(statusBranch ? { statusBranch: statusBranch.value } : {}),
+    ...(kubeconfig ? { kubeconfig: kubeconfig.value } : {}),
+    ...(context ? { context: context.value } : {}),
+    ...(listen ? { listen: listen.value } : {}),
+    ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
+  };
+  return settings;
+}
+
+/** Fills what flags and environment left open from baton.yaml, then defaults. */
+export function withRepositorySettings(settings: AgentSettings, decl: RepositoryDecl | undefined, explicit: { interval: boolean; statusBranch: boolean }): AgentSettings {
+  const agent = decl?.agent;
+  const out = { ...settings };
+  if (!explicit.interval && agent?.interval !== undefined) out.intervalMs = durationMs(agent.interval, 'baton.yaml', 'agent.interval');
+  if (!explicit.statusBranch && agent?.statusBranch !== undefined) out.statusBranch = agent.statusBranch;
+  if (out.concurrency === 0) out.concurrency = agent?.concurrency ?? 4;
+  out.author = { name: out.author.name || agent?.author?.name || 'Baton', email: out.author.email || agent?.author?.email || 'baton@localhost' };
+  return out;
+}
+
+export function durationMs(text: string, source: string, field: string): number {
+  const seconds = /^\d+ms$/.test(text) ? Number(text.slice(0, -2)) / 1000 : parseDuration(text);
+  if (seconds === undefined || !(seconds > 0)) throw new SettingsError(source, field, 'a duration such as 30s, 5m or 1h', text);
+  return seconds * 1000;
+}
+
+function positiveInt(text: string, source: string, field: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new SettingsError(source, field, 'a whole number of at least 1', text);
+  return n;
+}

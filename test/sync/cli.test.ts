@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { instance, webFramework } from './fixtures.js';
+
+function captureIO(cwd: string): CliIO & { out: string; err: string } {
+  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
+  return io;
+}
+
+describe('baton agent --once, baton plan trigger and baton history from the command line', () => {
+  let sandbox: GitSandbox;
+  let cluster: TestCluster;
+  let user: WorkClone;
+  let origin: string;
+
+  beforeAll(async () => {
+    sandbox = gitSandbox();
+    cluster = await startTestCluster();
+    origin = join(sandbox.dir, 'origin.git');
+    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
+    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
+    user.write('baton.yaml', 'apiVersion: baton.dev/v1alpha1\nkind: Repository\nagent:\n  author: { name: Ops Bot, email: ops@example.com }\n');
+    user.commit('app');
+    await user.push();
+  });
+  afterAll(async () => {
+    await cluster.stop();
+    sandbox.cleanup();
+  });
+
+  const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
+    const io = captureIO(sandbox.dir);
+    await main(['node', 'baton', 'agent', '--repo', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
+    return io;
+  };
+
+  it('GIVEN a new instance WHEN `baton agent --once` runs THEN it deploys, reports, uses the baton.yaml identity and exits 0', async () => {
+    const io = await agentOnce();
+    expect(io.err).not.toContain('"level":"error"');
+    expect(io.out).toContain('team/app: deploy COMPLETE (new instance)');
+    expect(io.exitCode).toBe(0);
+    await user.pull();
+    expect(user.git('log', '-1', '--format=%an', '--', 'status')).toBe('Ops Bot');
+  });
+
+  it('GIVEN `baton plan trigger` on the repository WHEN the agent runs THEN the plan runs once and history shows it', async () => {
+    const trig = captureIO(sandbox.dir);
+    await main(['node', 'baton', 'plan', 'trigger', 'team/app', 'backup', '--arg', 'LABEL=manual', '--repo', origin], trig);
+    expect(trig.err).toBe('');
+    expect(trig.out).toMatch(/requested backup for team\/app \(id r-\d+-[0-9a-f]+\) in commit [0-9a-f]{12}, pushed/);
+    expect((await agentOnce()).out).toContain('team/app: backup COMPLETE (plan requested)');
+    expect((await agentOnce()).out).toContain('nothing to do');
+
+    const hist = captureIO(sandbox.dir);
+    await main(['node', 'baton', 'history', 'team/app', '--repo', origin, '-o', 'json'], hist);
+    const entries = JSON.parse(hist.out) as { plan?: string; result?: string; event?: string }[];
+    expect(entries.filter((e) => e.event === 'plan-complete').map((e) => e.plan)).toEqual(['backup', 'deploy']);
+  });
+
+  it.each([
+    [['plan', 'trigger', 'app', 'backup'], 'expected <namespace>/<name>', 2],
+    [['plan', 'trigger', 'team/app', 'backup', '--arg', 'NOEQUALS'], 'expected KEY=VALUE', 1],
+    [['plan', 'trigger', 'team/ghost', 'backup'], 'instances/team/ghost.yaml does not exist', 1],
+    [['agent', '--once', '--interval', 'soon', '--repo', '/nonexistent'], 'expected a duration', 1],
+    [['history', '--limit', '0'], '--limit expects a whole number', 2],
+  ])('refuses bad input %j with a clear error', async (args, message, code) => {
+    const io = captureIO(sandbox.dir);
+    const exit = await main(['node', 'baton', ...args, ...(args[0] === 'plan' ? ['--repo', origin] : [])], io);
+    expect(io.err).toContain(message);
+    expect(exit === 0 ? io.exitCode : exit).toBe(code);
+  });
+});
