@@ -89,7 +89,8 @@ export class Transport {
   }
 
   private async open(spec: RequestSpec, signal: AbortSignal | undefined, headOnly: boolean): Promise<IncomingMessage> {
-    const url = new URL(spec.path, this.conn.baseUrl);
+    // Appended, not resolved: a server URL may carry a path prefix (API proxies such as Rancher's).
+    const url = new URL(this.conn.baseUrl.href.replace(/\/+$/, '') + spec.path);
     const headers: Record<string, string> = { accept: 'application/json', ...(await this.conn.headers()) };
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     if (payload !== undefined) {

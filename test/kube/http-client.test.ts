@@ -129,6 +129,14 @@ describe('HttpKubeClient verbs against a mocked API server', () => {
     expect(await kube.delete(ref)).toBeUndefined();
   });
 
+  it('GIVEN a server URL with a path prefix WHEN get THEN the prefix is kept', async () => {
+    nock(SERVER)
+      .get('/k8s/clusters/c-1/api/v1').reply(200, { resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true }] }, JSON_TYPE)
+      .get('/k8s/clusters/c-1/api/v1/namespaces/app/configmaps/conf').reply(200, cm, JSON_TYPE);
+    kube = await client({ url: `${SERVER}/k8s/clusters/c-1/` });
+    expect(await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'conf', namespace: 'app' })).toEqual(cm);
+  });
+
   it.each([
     ['apply', (k: HttpKubeClient) => k.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'x-' } }, { fieldManager: 'baton' })],
     ['get', (k: HttpKubeClient) => k.get({ apiVersion: 'v1', kind: 'ConfigMap', name: '' })],
