@@ -55,6 +55,17 @@ describe('Jobs are re-run by deleting the previous Job first (Jobs are immutable
   });
 });
 
+describe('the backup volume', () => {
+  const cases = ['redis 1.0.0', 'redis 1.1.0', 'postgresql 1.0.0'].flatMap((label) => ['deploy', 'update'].map((plan) => [label, plan] as const));
+  it.each(cases)('%s %s claims it in the same batch as a Job that writes to it, so WaitForFirstConsumer classes bind', async (label, plan) => {
+    const rendered = await renderOk(renderer, { framework: fw(label), plan });
+    const step = rendered.phases.flatMap((p) => p.steps).find((s) => s.actions.some((a) => a.object.kind === 'PersistentVolumeClaim'));
+    expect(step?.actions.map((a) => `${a.action} ${a.object.kind}/${a.object.metadata.name ?? ''}`)).toEqual(['apply PersistentVolumeClaim/demo-backups', 'apply Job/demo-backup-volume']);
+    const volumes = at(step?.actions[1]?.object, ['spec', 'template', 'spec', 'volumes']);
+    expect(volumes).toEqual([{ name: 'backups', persistentVolumeClaim: { claimName: 'demo-backups' } }]);
+  });
+});
+
 describe('ZooKeeper', () => {
   it.each([1, 3, 5])('lists %i servers in zoo.cfg by their stable DNS names, ids from 1', async (replicas) => {
     const plan = await renderOk(renderer, { framework: fw('zookeeper 1.0.0'), plan: 'deploy', values: { REPLICAS: replicas }, instance: { name: 'zk', namespace: 'platform' } });
@@ -90,7 +101,7 @@ describe('Redis', () => {
     const plan = await renderOk(renderer, { framework: fw('redis 1.1.0'), plan: 'upgrade' });
     expect(plan.phases.map((p) => p.name)).toEqual(['safety-backup', 'prepare', 'servers']);
     const order = ids(objectsOf(plan).filter((o) => o.kind === 'Job' || o.kind === 'StatefulSet'));
-    expect(order).toEqual(['Job/demo-backup', 'StatefulSet/demo-replica', 'StatefulSet/demo-primary']);
+    expect(order).toEqual(['Job/demo-backup', 'StatefulSet/demo-replica', 'StatefulSet/demo-primary', 'Job/demo-backup-volume']);
     const [container] = containersOf(at(find(plan, 'StatefulSet', 'demo-primary'), ['spec', 'template', 'spec']) as Record<string, unknown>);
     expect(container?.image).toBe('redis:7.4.2');
   });
@@ -144,10 +155,11 @@ describe('Redis', () => {
 });
 
 describe('PostgreSQL', () => {
-  it('cleanup only deletes: the backup and restore Jobs and the backup volume', async () => {
+  it('cleanup only deletes: the backup Jobs and the backup volume', async () => {
     const plan = await renderOk(renderer, { framework: fw('postgresql 1.0.0'), plan: 'cleanup' });
     expect(actionsOf(plan).map((a) => `${a.action} ${a.object.kind}/${a.object.metadata.name ?? ''}`).sort()).toEqual([
       'delete Job/demo-backup',
+      'delete Job/demo-backup-volume',
       'delete Job/demo-restore',
       'delete PersistentVolumeClaim/demo-backups',
     ]);
