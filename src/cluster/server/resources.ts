@@ -116,6 +116,7 @@ function serveRead(x: Request, verb: 'get' | 'list' | 'watch', dropAfterMs: numb
     serveWatch(x.req, x.res, {
       store, type, namespace, options: watchOptions(x.q), timeoutMs: watchTimeoutMs(x.q, x.ctx.watchTimeoutMs),
       ...(x.view === 'table' ? { table: { include: x.include } } : {}),
+      ...(x.view === 'metadata' ? { metadataOnly: true } : {}),
       ...(dropAfterMs !== undefined ? { dropAfterMs } : {}),
     });
     return;

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../kube/object.js';
 import { ApiError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import type { ResourceType, StoreWatchEvent, WatchOptions } from '../store/types.js';
-import { type IncludeObject, toTable } from './tables.js';
+import { type IncludeObject, partialObjectMetadata, toTable } from './tables.js';
 
 export interface WatchRequest {
   store: Store;
@@ -18,6 +18,8 @@ export interface WatchRequest {
   timeoutMs: number;
   /** Each event's object becomes a one-row Table (kubectl get -w). */
   table?: { include: IncludeObject };
+  /** Each event's object becomes PartialObjectMetadata (metadata-only informers). */
+  metadataOnly?: boolean;
   /** Fault injection: cut the connection after this long. */
   dropAfterMs?: number;
 }
@@ -36,7 +38,9 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRe
   };
   let first = true;
   const encode = (ev: StoreWatchEvent): string => {
-    if (!w.table || ev.type === 'ERROR' || ev.type === 'BOOKMARK') return `${JSON.stringify(ev)}\n`;
+    if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return `${JSON.stringify(ev)}\n`;
+    if (w.metadataOnly) return `${JSON.stringify({ type: ev.type, object: partialObjectMetadata(ev.object as KubeObject) })}\n`;
+    if (!w.table) return `${JSON.stringify(ev)}\n`;
     const object = toTable(w.type, [ev.object as KubeObject], { include: w.table.include, noHeaders: !first });
     first = false;
     return `${JSON.stringify({ type: ev.type, object })}\n`;

@@ -186,6 +186,15 @@ describe('watches', () => {
     expect(events[1]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
   });
 
+  it('sends PartialObjectMetadata per event to metadata-only watchers', async () => {
+    const res = await fetch(`${c.url}/api/v1/namespaces/watched/configmaps?watch=1`, { headers: { Accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json' } });
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    const first = JSON.parse(Buffer.from(value!).toString('utf8').split('\n')[0]!);
+    expect(first.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'before' }) });
+  });
+
   it('sends one-row Tables per event when asked for Tables (kubectl get -w)', async () => {
     const res = await fetch(`${c.url}/api/v1/namespaces/watched/configmaps?watch=1`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } });
     const reader = res.body!.getReader();
