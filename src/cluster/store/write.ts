@@ -134,38 +134,27 @@ function specChanged(old: KubeObject, next: KubeObject): boolean {
   return false;
 }
 
-/** The shared second half of PUT, patch and apply: `obj` is already our own copy. */
-export function replaceObject(core: Core, type: ResourceType, old: KubeObject, obj: KubeObject, opts: UpdateOptions, managed?: ManagedFieldsEntry[]): KubeObject {
-  const sub = opts.subresource === 'status' ? 'status' : undefined;
-  let next = sub ? statusOnly(old, obj) : obj;
-  if (!sub && type.subresources.status) {
-    if (old.status === undefined) delete next.status;
-    else next.status = clone(old.status);
-  }
+/** Metadata the server owns is kept from the stored object whatever the body says. */
+function keepServerMetadata(type: ResourceType, old: KubeObject, next: KubeObject): void {
   const m: Record<string, unknown> & KubeObject['metadata'] = next.metadata;
   const o: Record<string, unknown> & KubeObject['metadata'] = old.metadata;
-  const keep: string[] = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace', 'name'];
+  const keep: string[] = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace', 'name', 'resourceVersion'];
   for (const f of keep) {
     if (o[f] === undefined) delete m[f];
     else m[f] = o[f];
   }
-  if (o.resourceVersion !== undefined) m.resourceVersion = o.resourceVersion;
   if (o.deletionTimestamp !== undefined) {
     const before = new Set(o.finalizers ?? []);
     const added = (m.finalizers ?? []).filter((f) => !before.has(f));
     if (added.length > 0) throw invalid(type, o.name ?? '', [cause.forbidden('metadata.finalizers', 'no new finalizers can be added if the object is being deleted')]);
   }
   if (specChanged(old, next)) m.generation = (o.generation ?? 0) + 1;
-  next = finalize(core, type, next, old, opts);
-  // A client may replace managedFields outright (kubectl does when migrating to server-side apply).
-  const given = next.metadata.managedFields;
-  const clientSet = Array.isArray(given) && given.length > 0 && !deepEqual(given, o.managedFields);
-  const entries = managed ?? (clientSet ? given : recordUpdate(core, type, old, next, managerOf(opts), sub));
-  if (entries.length > 0) next.metadata.managedFields = entries;
-  else delete next.metadata.managedFields;
-  if (deepEqual(next, old)) return old;
-  if (opts.dryRun) return next;
+}
+
+/** Stores a replacement; an object being deleted whose last finalizer went is deleted instead. */
+function commitReplacement(core: Core, type: ResourceType, old: KubeObject, next: KubeObject): KubeObject {
   const key = storageKey(type);
+  const m = next.metadata;
   if (m.deletionTimestamp !== undefined && (m.finalizers ?? []).length === 0) {
     const gone = core.commit(key, 'DELETED', next);
     enqueueAfterDelete(core, gone);
@@ -176,6 +165,27 @@ export function replaceObject(core: Core, type: ResourceType, old: KubeObject, o
   afterWrite(core, type, stored, old);
   if (m.deletionTimestamp !== undefined) collectGarbage(core, [stored.metadata.uid ?? '']);
   return stored;
+}
+
+/** The shared second half of PUT, patch and apply: `obj` is already our own copy. */
+export function replaceObject(core: Core, type: ResourceType, old: KubeObject, obj: KubeObject, opts: UpdateOptions, managed?: ManagedFieldsEntry[]): KubeObject {
+  const sub = opts.subresource === 'status' ? 'status' : undefined;
+  let next = sub ? statusOnly(old, obj) : obj;
+  if (!sub && type.subresources.status) {
+    if (old.status === undefined) delete next.status;
+    else next.status = clone(old.status);
+  }
+  keepServerMetadata(type, old, next);
+  next = finalize(core, type, next, old, opts);
+  // A client may replace managedFields outright (kubectl does when migrating to server-side apply).
+  const given = next.metadata.managedFields;
+  const clientSet = Array.isArray(given) && given.length > 0 && !deepEqual(given, old.metadata.managedFields);
+  const entries = managed ?? (clientSet ? given : recordUpdate(core, type, old, next, managerOf(opts), sub));
+  if (entries.length > 0) next.metadata.managedFields = entries;
+  else delete next.metadata.managedFields;
+  if (deepEqual(next, old)) return old;
+  if (opts.dryRun) return next;
+  return commitReplacement(core, type, old, next);
 }
 
 export { patchObject } from './patch/index.js';

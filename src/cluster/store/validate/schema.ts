@@ -59,17 +59,35 @@ function bounds(s: Schema, v: unknown, path: string, out: Cause[]): void {
   if (Array.isArray(s.enum) && !s.enum.some((e) => e === v)) out.push(cause.unsupported(at, v, s.enum));
 }
 
+function walkObject(s: Schema, v: Record<string, unknown>, path: string, res: SchemaResult): Record<string, unknown> {
+  const props = isRecord(s.properties) ? s.properties : undefined;
+  const additional = isRecord(s.additionalProperties) ? s.additionalProperties : undefined;
+  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true || s.additionalProperties === true;
+  // A schema that says nothing about the object's shape keeps it (structural schemas always say).
+  const open = !props && !additional && s.type !== 'object';
+  for (const r of Array.isArray(s.required) ? s.required : []) {
+    if (typeof r === 'string' && v[r] === undefined) res.causes.push(cause.required(child(path, r)));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v)) {
+    const ps = props && isRecord(props[k]) ? props[k] : additional;
+    if (ps) out[k] = walk(ps, val, child(path, k), res);
+    else if (preserve || open) out[k] = val;
+    else res.unknown.push(child(path, k));
+  }
+  return out;
+}
+
 function walk(s: Schema, v: unknown, path: string, res: SchemaResult): unknown {
+  const type = typeof s.type === 'string' ? s.type : undefined;
   if (v === null) {
-    if (s.nullable === true) return v;
-    res.causes.push({ type: 'FieldValueTypeInvalid', message: `Invalid value: "null": ${path} in body must be of type ${typeof s.type === 'string' ? s.type : 'object'}: "null"`, field: path });
+    if (s.nullable !== true) res.causes.push({ type: 'FieldValueTypeInvalid', message: `Invalid value: "null": ${path} in body must be of type ${type ?? 'object'}: "null"`, field: path });
     return v;
   }
   if (s['x-kubernetes-int-or-string'] === true) {
     if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) res.causes.push(cause.invalid(path, v, `${path} in body must be of type integer,string: "${typeOf(v)}"`));
     return v;
   }
-  const type = typeof s.type === 'string' ? s.type : undefined;
   if (type !== undefined && !typeMatches(type, v)) {
     res.causes.push({ type: 'FieldValueTypeInvalid', message: `Invalid value: "${typeOf(v)}": ${path} in body must be of type ${type}: "${typeOf(v)}"`, field: path });
     return v;
@@ -79,21 +97,7 @@ function walk(s: Schema, v: unknown, path: string, res: SchemaResult): unknown {
     const items = isRecord(s.items) ? s.items : undefined;
     return items ? v.map((item, i) => walk(items, item, `${path}[${i}]`, res)) : v;
   }
-  if (!isRecord(v)) return v;
-  const props = isRecord(s.properties) ? s.properties : undefined;
-  const additional = isRecord(s.additionalProperties) ? s.additionalProperties : undefined;
-  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true || s.additionalProperties === true;
-  for (const r of Array.isArray(s.required) ? s.required : []) {
-    if (typeof r === 'string' && v[r] === undefined) res.causes.push(cause.required(child(path, r)));
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(v)) {
-    const ps = props && isRecord(props[k]) ? props[k] : additional;
-    if (ps) out[k] = walk(ps, val, child(path, k), res);
-    else if (preserve || (!props && !additional && type !== 'object')) out[k] = val;
-    else res.unknown.push(child(path, k));
-  }
-  return out;
+  return isRecord(v) ? walkObject(s, v, path, res) : v;
 }
 
 /** Validates and prunes the object's content (apiVersion, kind and metadata are the server's). */
