@@ -170,4 +170,14 @@ spec:
     expect((await k(['apply', '-f', '-'], widget(4))).stdout).toBe('widget.example.com/w1 configured\n');
     expect(table((await k(['get', 'wd', '-n', ns])).stdout)).toEqual([['NAME', 'SIZE'], ['w1', '4']]);
   });
+
+  it('rejects unknown fields of a custom resource by default, and warns with --validate=warn', async () => {
+    const widget = `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2, namespace: ${ns}}\nspec: {size: 1, colour: red}\n`;
+    const strict = await k(['apply', '-f', '-'], widget);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('strict decoding error: unknown field "spec.colour"');
+    const warned = await k(['apply', '--validate=warn', '-f', '-'], widget);
+    expect(warned.stdout).toBe('widget.example.com/w2 created\n');
+    expect(warned.stderr).toContain('Warning: unknown field "spec.colour"');
+  });
 });
