@@ -128,6 +128,14 @@ describe('Redis', () => {
     expect(objectsOf(plan, 'StatefulSet')).toHaveLength(4);
   });
 
+  it.each(['redis 1.0.0', 'redis 1.1.0'])('%s restore first checks the backup exists, without mounting the data volume, before stopping anything', async (label) => {
+    const plan = await renderOk(renderer, { framework: fw(label), plan: 'restore', args: { BACKUP_NAME: 'x.rdb' } });
+    expect(plan.phases.map((p) => p.name)).toEqual(['check', 'stop', 'copy', 'start']);
+    const check = find(plan, 'Job', 'demo-restore-check', 'check');
+    expect(envOf(check)).toEqual({ BACKUP_NAME: 'x.rdb', CHECK_ONLY: '1' });
+    expect(JSON.stringify(at(check, ['spec', 'template', 'spec', 'volumes']))).not.toContain('data-demo-primary-0');
+  });
+
   it.each([
     [0, false],
     [1, false],

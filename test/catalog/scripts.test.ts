@@ -175,6 +175,16 @@ describe('Redis restore.sh', () => {
     expect(existsSync(box.file('data/appendonlydir'))).toBe(false);
   });
 
+  it('with CHECK_ONLY only confirms the file exists, touching nothing', async () => {
+    const box = sandbox();
+    box.file('data/dump.rdb', 'old');
+    box.file('backups/latest.rdb', 'new');
+    const r = box.run((await scriptsOf('redis 1.0.0')).get('restore.sh')!, { BACKUP_NAME: 'latest.rdb', CHECK_ONLY: '1' });
+    expect(r).toEqual({ status: 0, out: 'found latest.rdb\n' });
+    expect(readFileSync(box.file('data/dump.rdb'), 'utf8')).toBe('old');
+    expect(existsSync(box.file('data/before-restore'))).toBe(false);
+  });
+
   it.each([
     ['a file that does not exist', 'nope.rdb', 'backup nope.rdb not found; available:'],
     ['a path outside the backup volume', '../data/dump.rdb', 'invalid BACKUP_NAME'],
