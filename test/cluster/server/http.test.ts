@@ -191,7 +191,7 @@ describe('watches', () => {
     const reader = res.body!.getReader();
     const { value } = await reader.read();
     await reader.cancel();
-    const first = JSON.parse(Buffer.from(value!).toString('utf8').split('\n')[0]!);
+    const first = JSON.parse(Buffer.from(value).toString('utf8').split('\n')[0]!);
     expect(first.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'before' }) });
   });
 
