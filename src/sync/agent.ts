@@ -15,9 +15,10 @@ import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { runInstance, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
-import { parseStatus, type InstanceKey, type InstanceStatus } from './status-file.js';
+import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
 import { StatusWriter } from './status-writer.js';
 import { Semaphore } from './semaphore.js';
+import { afterRun, dueRun, earliest, scheduleStatus, type DueRun } from './schedules.js';
 
 export interface AgentLog {
   (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -65,6 +66,8 @@ export class Agent {
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
+  private readonly nextRuns = new Map<string, ScheduleStatus[]>();
+  private readonly slotsStarted = new Set<string>();
   private readonly log: AgentLog;
 
   constructor(private readonly options: AgentOptions) {
@@ -101,12 +104,22 @@ export class Agent {
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache);
     const jobs: Promise<InstanceReport>[] = [];
+    const now = this.now();
     for (const [key, d] of desired) {
       const previous = this.statuses.get(key);
-      if (sameFingerprint(previous?.observed, d.fingerprint) && !UNFINISHED.has(previous?.state ?? '')) continue;
-      // Already being worked on for this very desired state (the loop does not wait for plans).
-      if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) continue;
-      jobs.push(this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint)));
+      const schedules = scheduleStatus(d.schedules, previous?.schedules ?? [], now);
+      this.nextRuns.set(key, schedules);
+      const busy = this.workers.has(key);
+      if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '')) {
+        // Already being worked on for this very desired state (the loop does not wait for plans).
+        if (busy && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) continue;
+        jobs.push(this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules }));
+        continue;
+      }
+      const due = dueRun(d.schedules, schedules, now);
+      if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`)) continue;
+      this.slotsStarted.add(`${key}@${due.slot}`);
+      jobs.push(this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due }));
     }
     for (const [key, previous] of this.statuses) {
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
@@ -139,24 +152,38 @@ export class Agent {
     this.writer.close();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string): Promise<InstanceReport> {
+  /** When the loop should poll next for a schedule (ms since epoch), if any schedule is known. */
+  nextScheduleAt(): number | undefined {
+    return earliest(this.nextRuns.values());
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun } = {}): Promise<InstanceReport> {
     const id = keyString(key);
     const running = this.workers.get(id);
-    // Newer desired state supersedes the running plan once its current step ends.
-    running?.abort.abort();
+    // Newer desired state supersedes the running plan once its current step ends; a scheduled run
+    // never interrupts: it waits for the running plan.
+    if (extra.due === undefined) running?.abort.abort();
     const abort = new AbortController();
     const report = (async (): Promise<InstanceReport> => {
       await running?.done;
       return this.semaphore.run(async () => {
         this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
         const previous = this.statuses.get(id);
+        const due = extra.due;
+        const schedules = due ? afterRun(extra.schedules ?? [], due, this.now()) : (extra.schedules ?? previous?.schedules ?? []);
+        const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
         try {
           const { outcome, status } = await runInstance(
             { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString() },
-            { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), schedules: previous?.schedules ?? [], signal: abort.signal },
+            { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
           );
           this.options.onOutcome?.(outcome);
           if (status) this.statuses.set(id, status);
+          if (status) this.nextRuns.set(id, status.schedules);
           else this.statuses.delete(id);
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
           return { instance: id, reason, outcome };

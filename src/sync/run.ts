@@ -65,7 +65,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
       metrics.pollSeconds.observe((Date.now() - started) / 1000);
       metrics.queueDepth.set(agent.queueDepth);
       // Jitter (±10%) keeps many agents from fetching in lockstep.
-      await wake.sleep(settings.intervalMs * (0.9 + Math.random() * 0.2), signal);
+      const untilSchedule = (agent.nextScheduleAt() ?? Infinity) - Date.now() + 50;
+      await wake.sleep(Math.max(50, Math.min(settings.intervalMs * (0.9 + Math.random() * 0.2), untilSchedule)), signal);
     }
     return 0;
   } finally {

@@ -4,7 +4,7 @@
  * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
-import { listInstances, loadInstance, frameworkDir } from '../render/index.js';
+import { listInstances, loadInstance, frameworkDir, type ScheduleDecl } from '../render/index.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Fingerprint, InstanceKey } from './status-file.js';
 import { requestPath } from './request-file.js';
@@ -15,10 +15,13 @@ export interface DesiredInstance {
   fingerprint: Fingerprint;
   /** From the instance file; undefined when the file does not parse (the render reports why). */
   framework?: { name: string; version: string };
+  schedules: ScheduleDecl[];
 }
 
-/** Parsed `framework`/`version` by instance blob id: an unchanged file is never parsed twice. */
-export type ParseCache = Map<string, { name: string; version: string } | undefined>;
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[] }
+
+/** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
+export type ParseCache = Map<string, Parsed>;
 
 export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<Map<string, DesiredInstance>> {
   const out = new Map<string, DesiredInstance>();
@@ -26,16 +29,17 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<
     const [, namespace = '', base = ''] = file.split('/');
     const key = { namespace, name: base.replace(/\.ya?ml$/, '') };
     const blob = (await tree.id(file)) ?? '';
-    let framework = cache.get(blob);
-    if (!cache.has(blob)) {
+    let parsed = cache.get(blob);
+    if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
-      framework = inst.ok ? { name: inst.value.decl.framework, version: inst.value.decl.version } : undefined;
-      cache.set(blob, framework);
+      parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules } : { schedules: [] };
+      cache.set(blob, parsed);
     }
+    const framework = parsed.framework;
     const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
     const request = await tree.id(requestPath(key));
     const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, ...(framework ? { framework } : {}) });
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}) });
   }
   return out;
 }

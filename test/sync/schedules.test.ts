@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterRun, dueRun, scheduleStatus } from '../../src/sync/schedules.js';
+import { GitMirror } from '../../src/git/index.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import { Renderer } from '../../src/render/index.js';
+import { Agent } from '../../src/sync/agent.js';
+import { parseStatus } from '../../src/sync/status-file.js';
+import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { API, webFramework } from './fixtures.js';
+
+const nightly = { plan: 'backup', cron: '0 3 * * *', timezone: 'Europe/Berlin' };
+const at = (iso: string): Date => new Date(iso);
+
+describe('schedule arithmetic', () => {
+  it.each([
+    ['a schedule never run counts from when it was first seen', [], '2026-01-10T00:00:00Z', '2026-01-10T02:00:00.000Z'],
+    ['a schedule that ran counts from its last run', [{ ...nightly, lastRun: '2026-01-10T02:00:05Z' }], '2026-01-12T00:00:00Z', '2026-01-11T02:00:00.000Z'],
+  ])('%s', (_name, previous, firstSeen, next) => {
+    expect(scheduleStatus([nightly], previous, at(firstSeen))[0]?.nextRun).toBe(next);
+  });
+
+  it('GIVEN three missed slots WHEN the agent comes back THEN one run is due, and after it the next slot is in the future', () => {
+    const status = scheduleStatus([nightly], [{ ...nightly, lastRun: '2026-01-01T02:00:00Z' }], at('2026-01-05T12:00:00Z'));
+    const now = at('2026-01-05T12:00:00Z');
+    const due = dueRun([nightly], status, now);
+    expect(due?.slot).toBe('2026-01-02T02:00:00.000Z');
+    const after = afterRun(status, due!, now);
+    expect(after[0]?.nextRun).toBe('2026-01-06T02:00:00.000Z');
+    expect(dueRun([nightly], after, now)).toBeUndefined();
+  });
+
+  it('GIVEN an expression that never fires THEN it has no next run (validate reports it)', () => {
+    expect(scheduleStatus([{ plan: 'backup', cron: '0 0 31 2 *' }], [], at('2026-01-01T00:00:00Z'))[0]?.nextRun).toBeUndefined();
+  });
+});
+
+describe('scheduled plans run by the agent', () => {
+  let sandbox: GitSandbox;
+  let cluster: TestCluster;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let user: WorkClone;
+  let origin: string;
+  let clock = at('2026-03-01T01:00:00Z');
+
+  beforeAll(async () => {
+    sandbox = gitSandbox();
+    cluster = await startTestCluster();
+    client = await createKubeClient({ url: cluster.url });
+    renderer = new Renderer();
+    origin = join(sandbox.dir, 'origin.git');
+    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
+    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    user.write('instances/data/db.yaml', `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: UTC, args: { LABEL: nightly } }\n`);
+    user.commit('db with a nightly backup');
+    await user.push();
+  });
+  afterAll(async () => {
+    await renderer.close();
+    client.close();
+    await cluster.stop();
+    sandbox.cleanup();
+  });
+
+  const newAgent = async (): Promise<Agent> => {
+    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
+    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10, now: () => clock });
+    await agent.start();
+    return agent;
+  };
+  const status = async (): Promise<ReturnType<typeof parseStatus>> => {
+    await user.pull();
+    return parseStatus(user.git('show', 'HEAD:status/data/db.yaml'), 'db');
+  };
+
+  it('GIVEN a nightly schedule WHEN its time comes THEN the plan runs on time, and after a restart a missed run happens once', async () => {
+    const agent = await newAgent();
+    expect((await agent.pass()).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
+    expect((await status()).schedules).toEqual([{ plan: 'backup', cron: '0 3 * * *', timezone: 'UTC', nextRun: '2026-03-01T03:00:00.000Z' }]);
+
+    clock = at('2026-03-01T02:59:00Z');
+    expect((await agent.pass()).reports).toEqual([]);
+    clock = at('2026-03-01T03:00:01Z');
+    const ran = await agent.pass();
+    expect(ran.reports.map((r) => [r.outcome.kind, r.reason])).toEqual([['complete', 'schedule backup (0 3 * * *) due 2026-03-01T03:00:00.000Z']]);
+    const after = await status();
+    expect(after.currentPlan).toMatchObject({ plan: 'backup', args: { LABEL: 'nightly' } });
+    expect(after.schedules[0]).toMatchObject({ lastRun: '2026-03-01T03:00:01.000Z', nextRun: '2026-03-02T03:00:00.000Z' });
+    await agent.stop();
+
+    // The agent is down for three nights; a new one runs the missed backup once.
+    clock = at('2026-03-05T12:00:00Z');
+    const restarted = await newAgent();
+    expect((await restarted.pass()).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
+    expect((await restarted.pass()).reports).toEqual([]);
+    expect((await status()).schedules[0]).toMatchObject({ lastRun: '2026-03-05T12:00:00.000Z', nextRun: '2026-03-06T03:00:00.000Z' });
+    await restarted.stop();
+  });
+});
