@@ -79,7 +79,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   mkdirSync(dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
   const controllers = options.controllers === false ? undefined : startControllers({
-    server: { url: server.url, ...(token !== '' ? { token } : {}) },
+    server: { url: server.url, ...(token !== '' ? { token } : {}), ...(tls ? { caData: tls.cert } : {}) },
     timing: { ...DEFAULT_TIMING, ...options.timing },
     nodes: options.nodes ?? 3,
   });

@@ -104,9 +104,9 @@ describe('authentication', () => {
 });
 
 describe.runIf(opensslAvailable())('TLS with a self-signed certificate', () => {
-  it('writes a kubeconfig with the CA and a token that kubectl uses unchanged', async () => {
+  it('writes a kubeconfig with the CA and a token that kubectl uses unchanged; controllers connect with the CA', async () => {
     const dir = tempDir();
-    const c = await startCluster({ controllers: false, tls: true, kubeconfigOut: join(dir, 'kubeconfig') });
+    const c = await startCluster({ tls: true, nodes: 1, kubeconfigOut: join(dir, 'kubeconfig') });
     try {
       expect(c.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       expect(c.token).not.toBe('');
@@ -122,6 +122,8 @@ describe.runIf(opensslAvailable())('TLS with a self-signed certificate', () => {
         const r = await runKubectl(c.kubeconfigPath, join(dir, 'cache'), ['get', 'namespaces', 'default']);
         expect(r.stderr).toBe('');
         expect(r.stdout).toMatch(/^NAME\s+STATUS\s+AGE\ndefault\s+Active/);
+        // The simulated controllers registered their node through the https API, trusting the CA.
+        await expect.poll(async () => (await runKubectl(c.kubeconfigPath, join(dir, 'cache'), ['get', 'nodes', '-o', 'name'])).stdout, { timeout: 10_000 }).toContain('node/');
       }
     } finally {
       await c.stop();
