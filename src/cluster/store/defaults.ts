@@ -74,6 +74,17 @@ function service(core: Core, obj: KubeObject, old: KubeObject | undefined): void
   if (!isRecord(obj.status)) obj.status = { loadBalancer: {} };
 }
 
+/**
+ * Field by field, as the real defaulting functions do: a strategy left half-empty (server-side apply
+ * removed fields another manager had recorded) is completed again rather than left broken.
+ */
+function rollingStrategy(strategy: Obj, rolling: Obj): void {
+  def(strategy, 'type', 'RollingUpdate');
+  if (strategy.type !== 'RollingUpdate') return;
+  const ru = child(strategy, 'rollingUpdate');
+  for (const [k, v] of Object.entries(rolling)) def(ru, k, v);
+}
+
 function workload(obj: KubeObject, kind: string): void {
   const spec = child(obj, 'spec');
   if (kind !== 'DaemonSet') def(spec, 'replicas', 1);
@@ -81,13 +92,13 @@ function workload(obj: KubeObject, kind: string): void {
   template(spec);
   if (kind === 'Deployment') {
     def(spec, 'progressDeadlineSeconds', 600);
-    def(spec, 'strategy', { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
+    rollingStrategy(child(spec, 'strategy'), { maxSurge: '25%', maxUnavailable: '25%' });
   } else if (kind === 'StatefulSet') {
     def(spec, 'podManagementPolicy', 'OrderedReady');
-    def(spec, 'updateStrategy', { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    rollingStrategy(child(spec, 'updateStrategy'), { partition: 0 });
     def(spec, 'persistentVolumeClaimRetentionPolicy', { whenDeleted: 'Retain', whenScaled: 'Retain' });
   } else if (kind === 'DaemonSet') {
-    def(spec, 'updateStrategy', { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
+    rollingStrategy(child(spec, 'updateStrategy'), { maxSurge: 0, maxUnavailable: 1 });
   }
 }
 

@@ -136,3 +136,17 @@ describe('Update managers', () => {
     expect(apiError(() => store.getScale(t.cm, 'default', 'x')).httpCode).toBe(404);
   });
 });
+
+describe('apply after a client-side create (kubectl migration)', () => {
+  it('GIVEN defaulted fields recorded for the applier WHEN it stops applying them THEN defaulting restores them', () => {
+    const store = newStore();
+    const t = types(store);
+    const created = store.create(t.deploy, 'default', deployment('web'), { fieldManager: 'kubectl' });
+    // kubectl turns the client-side manager into an Apply manager of every field it recorded.
+    const entries = (created.metadata.managedFields ?? []).map((m) => ({ ...m, operation: 'Apply' as const }));
+    store.patch(t.deploy, 'default', 'web', 'json', [{ op: 'replace', path: '/metadata/managedFields', value: entries }]);
+    const result = store.patch(t.deploy, 'default', 'web', 'apply', deployment('web', { image: 'nginx:2' }), { fieldManager: 'kubectl' }).object as Loose;
+    expect(result.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
+    expect(result.spec.template.spec.containers[0].image).toBe('nginx:2');
+  });
+});
