@@ -52,7 +52,7 @@ export interface RendererOptions {
   timeoutMs?: number;
   /** Heap limit of the sandbox worker (MiB). Default 256. */
   memoryMb?: number;
-  /** Most jobs per worker message. Default 256. */
+  /** Most jobs per worker message. Default 64. */
   maxBatch?: number;
 }
 
@@ -63,12 +63,21 @@ interface Pending {
 
 type WorkerReply = { id: number; results: RenderOutput[][] } | { id: number; failure: { kind: 'timeout' | 'internal'; message: string; where: string } };
 
+interface Inflight {
+  id: number;
+  batch: Pending[];
+}
+
 interface Live {
   worker: Worker;
   known: Set<string>;
-  inflight: { id: number; batch: Pending[]; onFailure: (kind: FailureKind, message: string) => void } | undefined;
+  /** Up to two batches in flight, so host work on one overlaps sandbox work on the next. */
+  inflight: Map<number, Inflight>;
   oom: boolean;
 }
+
+/** In flight at once: 2 normally; 1 while retrying, so a failure is attributed to exactly one batch. */
+const MAX_INFLIGHT = 2;
 
 const JS_YAML_PATH = createRequire(import.meta.url).resolve('js-yaml');
 
@@ -86,7 +95,7 @@ export class Renderer {
   constructor(options: RendererOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.memoryMb = options.memoryMb ?? 256;
-    this.maxBatch = options.maxBatch ?? 256;
+    this.maxBatch = options.maxBatch ?? 64;
   }
 
   /** Renders every template of a job; one output per `job.renders` entry, in order. Never rejects. */
@@ -104,13 +113,13 @@ export class Renderer {
     this.closed = true;
     const live = this.live;
     this.live = undefined;
-    for (const p of [...this.queue, ...this.retry.flatMap((r) => r.batch), ...(live?.inflight?.batch ?? [])]) {
+    for (const p of [...this.queue, ...this.retry.flatMap((r) => r.batch), ...[...(live?.inflight.values() ?? [])].flatMap((f) => f.batch)]) {
       p.resolve(p.job.renders.map((r) => failure(r.file, 'internal', 'the renderer was closed')));
     }
     this.queue = [];
     this.retry = [];
     if (live) {
-      live.inflight = undefined;
+      live.inflight.clear();
       await live.worker.terminate();
     }
   }
@@ -126,11 +135,16 @@ export class Renderer {
   }
 
   private pump(): void {
-    if (this.closed || this.live?.inflight) return;
-    const retry = this.retry.shift();
-    if (retry) return this.send(retry.batch);
-    if (this.queue.length === 0) return;
-    this.send(this.queue.splice(0, this.maxBatch));
+    while (!this.closed) {
+      const inflight = this.live?.inflight.size ?? 0;
+      if (this.retry.length > 0) {
+        if (inflight > 0) return;
+        this.send(this.retry.shift()!.batch);
+        continue;
+      }
+      if (this.queue.length === 0 || inflight >= MAX_INFLIGHT) return;
+      this.send(this.queue.splice(0, this.maxBatch));
+    }
   }
 
   private spawn(): Live {
@@ -143,16 +157,21 @@ export class Renderer {
       stdout: true,
       stderr: true,
     });
-    const live: Live = { worker, known: new Set(), inflight: undefined, oom: false };
+    const live: Live = { worker, known: new Set(), inflight: new Map(), oom: false };
     worker.on('message', (reply: WorkerReply) => this.onReply(live, reply));
     worker.on('error', (err: Error & { code?: string }) => {
       if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') live.oom = true;
     });
     worker.on('exit', () => {
       if (this.live === live) this.live = undefined;
-      const inflight = live.inflight;
-      live.inflight = undefined;
-      if (inflight) inflight.onFailure(live.oom ? 'memory' : 'internal', live.oom ? 'template exceeded the sandbox memory limit' : 'the sandbox worker stopped');
+      const lost = [...live.inflight.values()];
+      live.inflight.clear();
+      if (lost.length === 1) {
+        this.onFailure(lost[0]!.batch, live.oom ? 'memory' : 'internal', live.oom ? 'template exceeded the sandbox memory limit' : 'the sandbox worker stopped');
+      } else {
+        // Which of several batches killed the worker is unknown: retry each alone, unchanged.
+        for (const f of lost) this.retry.push({ batch: f.batch });
+      }
       this.pump();
     });
     worker.unref();
@@ -172,20 +191,20 @@ export class Renderer {
       }
     }
     const input = JSON.stringify(batch.map((p) => ({ base: p.job.base, renders: p.job.renders, partials: p.job.partials })));
-    live.inflight = { id, batch, onFailure: (kind, message) => this.onFailure(batch, kind, message) };
+    live.inflight.set(id, { id, batch });
     live.worker.ref();
     live.worker.postMessage({ id, defines, input, timeoutMs: this.timeoutMs });
   }
 
   private onReply(live: Live, reply: WorkerReply): void {
-    const inflight = live.inflight;
-    if (!inflight || inflight.id !== reply.id) return;
-    live.inflight = undefined;
-    live.worker.unref();
+    const inflight = live.inflight.get(reply.id);
+    if (!inflight) return;
+    live.inflight.delete(reply.id);
+    if (live.inflight.size === 0) live.worker.unref();
     if ('results' in reply) {
       inflight.batch.forEach((p, i) => p.resolve(reply.results[i] ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result'))));
     } else {
-      inflight.onFailure(reply.failure.kind, reply.failure.message);
+      this.onFailure(inflight.batch, reply.failure.kind, reply.failure.message);
     }
     this.pump();
   }

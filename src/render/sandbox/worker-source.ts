@@ -70,13 +70,18 @@ parentPort.on('message', (msg) => {
     api.setInput(msg.input);
     const out = runScript.runInContext(ctx, { timeout: msg.timeoutMs });
     cleanup();
-    if (typeof out !== 'string') throw new Error('sandbox returned a non-string');
-    const results = JSON.parse(out);
-    for (const job of results) {
+    // Copy the context's records field by field, keeping only primitives (never calling into them).
+    const str = (v) => (typeof v === 'string' ? v : '');
+    const results = [];
+    for (let j = 0; j < out.length; j++) {
+      const job = out[j];
+      const copied = [];
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
-        if (r.ok) job[i] = parseOutput(r);
+        if (r.ok === true) copied.push(parseOutput({ text: str(r.text), file: str(r.file) }));
+        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, message: str(r.message) });
       }
+      results.push(copied);
     }
     reply = { id: msg.id, results };
   } catch (err) {

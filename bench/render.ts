@@ -1,0 +1,124 @@
+/**
+ * `npm run bench -- render [--n 1000]`: renders N instances of the ZooKeeper framework (latest version
+ * under frameworks/zookeeper/) through the real pipeline (parameter resolution, sandbox, YAML parsing,
+ * checks, enhancement) and, in the same run, the floor: the same templates compiled once with bare EJS,
+ * run in-process with no isolation and no checks, their output parsed with js-yaml.
+ * Figures: {n, perSecond, floorPerSecond, ratioToFloor}; the target is ratioToFloor <= 2.
+ */
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { loadAll, CORE_SCHEMA } from 'js-yaml';
+import { numberArg } from './_args.js';
+import { DirectoryTree, Renderer, latestVersion, listFrameworks, loadFramework, renderPlan, resolveParams, selectorLabels, standardLabels, type Framework } from '../src/render/index.js';
+import { compileTemplate } from '../src/render/sandbox/compile.js';
+import { PRELUDE } from '../src/render/sandbox/prelude.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+async function zookeeper(): Promise<Framework> {
+  const tree = new DirectoryTree(REPO);
+  const versions = (await listFrameworks(tree)).filter((f) => f.name === 'zookeeper').map((f) => f.version);
+  const version = latestVersion(versions);
+  if (!version) throw new Error('frameworks/zookeeper is missing');
+  const fw = await loadFramework(tree, 'zookeeper', version);
+  if (!fw.ok) throw new Error(fw.problems.map((p) => p.message).join('\n'));
+  return fw.value;
+}
+
+function instanceValues(i: number): { name: string; namespace: string; values: Record<string, unknown> } {
+  return { name: `zk-${i}`, namespace: `team-${i % 10}`, values: { REPLICAS: 3 + (i % 3), MEMORY: `${256 + (i % 4) * 128}Mi` } };
+}
+
+async function realPipeline(fw: Framework, renderer: Renderer, n: number): Promise<number> {
+  const runs = Array.from({ length: n }, async (_, i) => {
+    const inst = instanceValues(i);
+    const resolved = resolveParams(fw.params, inst.values);
+    if (resolved.problems.length > 0) throw new Error(resolved.problems[0]!.message);
+    const r = await renderPlan({ framework: fw, instance: inst, params: resolved.values, sensitiveValues: resolved.sensitiveValues, plan: 'deploy', renderer });
+    if (!r.ok) throw new Error(r.problems.map((p) => `${p.code} ${p.file}:${p.line} ${p.message}`).join('\n'));
+    return r.plan.phases.reduce((sum, ph) => sum + ph.steps.reduce((s, st) => s + st.actions.length, 0), 0);
+  });
+  return (await Promise.all(runs)).reduce((a, b) => a + b, 0);
+}
+
+type HostTemplate = (locals: Record<string, unknown>, escapeFn: (v: unknown) => string, include: (name: string, extra?: Record<string, unknown>) => string, rethrow: (e: unknown) => never) => string;
+
+/** The floor: bare EJS functions in this realm, helpers as plain globals, js-yaml parsing, nothing else. */
+function floor(fw: Framework): (n: number) => number {
+  const helperContext = vm.createContext({});
+  vm.runInContext(PRELUDE, helperContext);
+  const helpers = vm.runInContext('({ toYaml, toJson, indent, nindent, quote, b64enc, b64dec, sha256, trunc, dnsName, required, fallback })', helperContext) as Record<string, unknown>;
+  // Compiled templates take helpers and common built-ins as locals (see TEMPLATE_BUILTINS); give them the host's.
+  const builtins = { Object, Array, String, Number, Boolean, JSON, Math, parseInt, parseFloat, isNaN, isFinite, Error };
+  const fns = new Map<string, HostTemplate>();
+  for (const [name, t] of fw.templates) {
+    const c = compileTemplate(t);
+    if (c.ok) fns.set(name, vm.runInThisContext(c.compiled.src) as HostTemplate);
+  }
+  const escape = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === undefined || v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const rethrow = (e: unknown): never => {
+    throw e;
+  };
+  const plan = fw.decl.plans.deploy!;
+  const tasks = new Map(fw.decl.tasks.map((t) => [t.name, t]));
+  const renders = plan.phases.flatMap((ph) => ph.steps.flatMap((st) => st.tasks.flatMap((t) => (tasks.get(t)?.resources ?? []).map((r) => ({ template: r, phase: ph.name, step: st.name })))));
+  return (n) => {
+    let objects = 0;
+    for (let i = 0; i < n; i++) {
+      const inst = instanceValues(i);
+      const params: Record<string, unknown> = {};
+      for (const p of fw.params) params[p.name] = inst.values[p.name] ?? p.default;
+      for (const r of renders) {
+        const locals: Record<string, unknown> = {
+          instance: { name: inst.name, namespace: inst.namespace },
+          framework: { name: fw.name, version: fw.version, appVersion: fw.decl.appVersion },
+          params,
+          plan: { name: 'deploy', phase: r.phase, step: r.step, args: {} },
+          labels: standardLabels(fw.name, inst.name, fw.version),
+          selectorLabels: selectorLabels(fw.name, inst.name),
+          ...helpers,
+          ...builtins,
+        };
+        const include = (name: string, extra?: Record<string, unknown>): string => {
+          const fn = fns.get(name) ?? fns.get(`${name}.ejs`) ?? fns.get(`${name}.yaml.ejs`);
+          if (!fn) throw new Error(`no template ${name}`);
+          return fn({ ...locals, ...extra }, escape, include, rethrow);
+        };
+        const text = fns.get(r.template)!(locals, escape, include, rethrow);
+        loadAll(text, (d) => void (d !== null && objects++), { schema: CORE_SCHEMA });
+      }
+    }
+    return objects;
+  };
+}
+
+export async function run(args: string[]): Promise<Record<string, unknown>> {
+  const n = numberArg(args, 'n', 1000);
+  const fw = await zookeeper();
+  const renderer = new Renderer();
+  try {
+    const runFloor = floor(fw);
+    // Warm up both (worker start, JIT), then measure.
+    runFloor(Math.min(n, 200));
+    await realPipeline(fw, renderer, Math.min(n, 200));
+    let t = performance.now();
+    const floorObjects = runFloor(n);
+    const floorSeconds = (performance.now() - t) / 1000;
+    t = performance.now();
+    const objects = await realPipeline(fw, renderer, n);
+    const seconds = (performance.now() - t) / 1000;
+    const perSecond = Math.round(n / seconds);
+    const floorPerSecond = Math.round(n / floorSeconds);
+    return {
+      n,
+      framework: `zookeeper@${fw.version}`,
+      objectsPerInstance: objects / n,
+      floorObjectsPerInstance: floorObjects / n,
+      perSecond,
+      floorPerSecond,
+      ratioToFloor: Number((floorPerSecond / perSecond).toFixed(2)),
+    };
+  } finally {
+    await renderer.close();
+  }
+}
