@@ -23,6 +23,7 @@ export function startControllers(options: ControllerOptions, controllers: Contro
   let runner: ControllerRunner | undefined;
   let close = (): void => {};
   let stopping = false;
+  const abort = new AbortController();
 
   const started = (async (): Promise<void> => {
     let client: KubeClient;
@@ -32,7 +33,7 @@ export function startControllers(options: ControllerOptions, controllers: Contro
       close = () => http.close();
       client = http;
     }
-    await bootstrapCluster(client, options.nodes, clock);
+    await bootstrapCluster(client, options.nodes, clock, abort.signal);
     if (stopping) return;
     const runnerOptions = { client, clock, timing: options.timing, nodes: options.nodes, controllers };
     runner = new ControllerRunner(options.onError ? { ...runnerOptions, onError: options.onError } : runnerOptions);
@@ -45,6 +46,7 @@ export function startControllers(options: ControllerOptions, controllers: Contro
     ready: () => started,
     async stop() {
       stopping = true;
+      abort.abort();
       await started.catch(() => {});
       await runner?.stop();
       close();

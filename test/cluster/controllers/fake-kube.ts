@@ -102,7 +102,7 @@ export class FakeKube implements KubeClient {
 
   /** Forgets history: watches from older versions get 410 Gone. */
   compact(): void {
-    this.compactedAt = this.rv + 1;
+    this.compactedAt = this.rv;
     this.log = [];
   }
 

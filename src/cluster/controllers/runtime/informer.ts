@@ -38,6 +38,7 @@ export class Informer {
   private readonly cache = new Map<string, KubeObject>();
   private readonly abort = new AbortController();
   private resourceVersion: string | undefined;
+  private listedVersion: string | undefined;
   private loop: Promise<void> | undefined;
   private syncedResolve!: () => void;
   /** Resolves after the first successful list. */
@@ -102,8 +103,10 @@ export class Informer {
         if (signal.aborted) break;
         this.stats.errors++;
         if (err instanceof KubeApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone')) {
+          // Relist at once; a server that keeps answering 410 to a fresh list's version gets the backoff.
+          const fresh = this.resourceVersion === this.listedVersion;
           this.resourceVersion = undefined;
-          continue;
+          if (!fresh) continue;
         }
         this.options.onError?.(err);
         await sleep(clock, backoffMs, signal);
@@ -129,6 +132,7 @@ export class Informer {
       onEvent('DELETED', old, old);
     }
     this.resourceVersion = result.resourceVersion;
+    this.listedVersion = result.resourceVersion;
     this.syncedResolve();
   }
 
