@@ -49,6 +49,17 @@ function allocateClusterIP(core: Core): string {
   return '10.96.255.254';
 }
 
+function usedNodePorts(core: Core): Set<number> {
+  const used = new Set<number>();
+  for (const b of core.collections.get('/services')?.values() ?? []) {
+    for (const s of b.values()) {
+      if (!isRecord(s.spec)) continue;
+      for (const p of records(s.spec.ports)) if (typeof p.nodePort === 'number') used.add(p.nodePort);
+    }
+  }
+  return used;
+}
+
 function service(core: Core, obj: KubeObject, old: KubeObject | undefined): void {
   const spec = child(obj, 'spec');
   def(spec, 'type', 'ClusterIP');
@@ -67,8 +78,19 @@ function service(core: Core, obj: KubeObject, old: KubeObject | undefined): void
     def(p, 'targetPort', p.port);
   }
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
+    const kept = new Map(records(oldSpec?.ports).map((p) => [p.port, p.nodePort]));
+    const used = usedNodePorts(core);
     let next = 30000;
-    for (const p of records(spec.ports)) if (p.nodePort === undefined) p.nodePort = next++;
+    for (const p of records(spec.ports)) {
+      if (p.nodePort !== undefined) continue;
+      const previous = kept.get(p.port);
+      if (typeof previous === 'number') p.nodePort = previous;
+      else {
+        while (used.has(next)) next++;
+        p.nodePort = next;
+        used.add(next);
+      }
+    }
     def(spec, 'externalTrafficPolicy', 'Cluster');
   }
   if (!isRecord(obj.status)) obj.status = { loadBalancer: {} };

@@ -190,3 +190,17 @@ describe('validation and defaulting', () => {
     expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest' });
   });
 });
+
+describe('Service allocation', () => {
+  it('NodePort services get distinct node ports that survive an update without them', () => {
+    const store = newStore();
+    const { svc } = types(store);
+    const body = (name: string): Loose => ({ metadata: { name }, spec: { type: 'NodePort', ports: [{ port: 80 }] } });
+    const a = store.create(svc, 'default', body('a')) as Loose;
+    const b = store.create(svc, 'default', body('b')) as Loose;
+    expect(a.spec.ports[0].nodePort).not.toBe(b.spec.ports[0].nodePort);
+    const updated = store.update(svc, 'default', 'a', body('a')) as Loose;
+    expect(updated.spec.ports[0].nodePort).toBe(a.spec.ports[0].nodePort);
+    expect(updated.spec.clusterIP).toBe(a.spec.clusterIP);
+  });
+});
