@@ -55,7 +55,7 @@ function floor(fw: Framework): (n: number) => number {
     const c = compileTemplate(t);
     if (c.ok) fns.set(name, vm.runInThisContext(c.compiled.src) as HostTemplate);
   }
-  const escape = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === undefined || v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v as number | boolean));
+  const escape = (v: unknown): string => (v === undefined || v === null ? 'null' : typeof v === 'number' || typeof v === 'boolean' ? `${v}` : (JSON.stringify(v) ?? 'null'));
   const rethrow = (e: unknown): never => {
     throw e;
   };
