@@ -84,8 +84,13 @@ interface LeaseSpec {
   leaseTransitions?: number;
 }
 
-function specOf(lease: KubeObject): LeaseSpec {
-  return isRecord(lease.spec) ? (lease.spec as LeaseSpec) : {};
+/** The Lease spec fields Baton reads, type-checked (anything else written by others is kept as is). */
+function specOf(lease: KubeObject): LeaseSpec & Record<string, unknown> {
+  const raw = isRecord(lease.spec) ? lease.spec : {};
+  const out: LeaseSpec & Record<string, unknown> = { ...raw };
+  for (const k of ['holderIdentity', 'acquireTime', 'renewTime'] as const) if (typeof raw[k] !== 'string') delete out[k];
+  for (const k of ['leaseDurationSeconds', 'leaseTransitions'] as const) if (typeof raw[k] !== 'number') delete out[k];
+  return out;
 }
 
 const isConflict = (err: unknown): boolean => err instanceof KubeApiError && (err.status === 409 || err.reason === 'Conflict' || err.reason === 'AlreadyExists');
