@@ -24,6 +24,9 @@ export interface WatchRequest {
   dropAfterMs?: number;
 }
 
+/** A watcher this far behind is cut off, as the real server drops slow watchers; it re-watches. */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 const TABLE_MEDIA_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
 export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRequest): void {
@@ -52,7 +55,10 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRe
     if (closed) return;
     const line = encode(ev);
     if (!ready) pending.push(line);
-    else res.write(line);
+    else if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) {
+      finish();
+      res.destroy();
+    } else res.write(line);
   };
   let handle: { stop(): void } | undefined;
   try {
@@ -68,13 +74,14 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, w: WatchRe
   sendHeaders();
   ready = true;
   if (pending.length > 0) res.write(pending.join(''));
-  const finish = (): void => {
+  function finish(): void {
     if (closed) return;
     closed = true;
     handle?.stop();
     clearTimeout(timer);
     if (dropTimer) clearTimeout(dropTimer);
-  };
+  }
+  // Declared after `finish`, which only runs once these exist (events before this point are buffered).
   const timer = setTimeout(() => {
     finish();
     res.end();
