@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareSemver, formatProblems, latestVersion, maskSensitive, orderBatch, parseDuration, type BatchAction } from '../../src/render/index.js';
 
-const apply = (kind: string, name: string): BatchAction => ({ action: 'apply', object: { apiVersion: 'v1', kind, metadata: { name } }, task: 't', template: 'x' });
+const apply = (kind: string, name: string): BatchAction => ({ action: 'apply', object: { apiVersion: 'v1', kind, metadata: { name } }, task: 't', template: 'x', force: false });
 const del = (kind: string, name: string): BatchAction => ({ action: 'delete', object: { apiVersion: 'v1', kind, metadata: { name } }, task: 't', template: 'x' });
 const label = (a: BatchAction): string => `${a.action} ${a.object.kind}/${a.object.metadata.name ?? ''}`;
 
