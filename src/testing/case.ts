@@ -13,12 +13,14 @@ const stepSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /** The instance's values from this step on (absent: unchanged). */
   params: z.record(z.string(), z.unknown()).optional(),
+  /** The framework version the instance uses from this step on (default: the version the case belongs to). */
+  version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, 'a semantic version').optional(),
   /** Run this plan (a one-shot request); absent: the plan the selection rules choose. */
   plan: z.string().min(1).optional(),
   args: z.record(z.string(), z.string()).optional(),
   /** Remove the instance (runs `cleanup`, then deletes what it owns). */
   remove: z.literal(true).optional(),
-  expect: z.enum(['COMPLETE', 'FATAL_ERROR', 'REFUSED', 'NOTHING', 'REMOVED']).default('COMPLETE'),
+  expect: z.enum(['COMPLETE', 'FATAL_ERROR', 'REFUSED', 'NOTHING', 'REMOVED', 'INVALID']).default('COMPLETE'),
   /** Objects that must exist, matched partially: every field given must have the given value. */
   assert: z.array(z.record(z.string(), z.unknown())).default([]),
   /** Objects that must not exist. */

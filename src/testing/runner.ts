@@ -49,10 +49,12 @@ export async function runTestCase(options: RunCaseOptions): Promise<CaseResult> 
   const tree = new OverlayTree(options.tree);
   const instanceFile = `instances/${testCase.namespace}/${testCase.decl.instance}.yaml`;
   let params = testCase.decl.params;
+  let version = options.framework.version;
   const steps: StepResult[] = [];
   for (const [index, step] of testCase.decl.steps.entries()) {
     params = step.params ?? params;
-    tree.top.set(instanceFile, instanceYaml(options.framework, params));
+    version = step.version ?? version;
+    tree.top.set(instanceFile, instanceYaml(options.framework.name, version, params));
     const name = step.name ?? `step ${index + 1}${step.plan ? ` (${step.plan})` : ''}`;
     const result = await runStep(options, tree, instanceFile, step, index, name);
     steps.push(result);
@@ -62,8 +64,8 @@ export async function runTestCase(options: RunCaseOptions): Promise<CaseResult> 
   return { name: testCase.name, file: testCase.file, passed: steps.every((s) => s.passed) && steps.length === testCase.decl.steps.length, steps, durationMs: Date.now() - started };
 }
 
-function instanceYaml(framework: { name: string; version: string }, params: Record<string, unknown>): string {
-  return jsYaml.dump({ apiVersion: API_VERSION, kind: 'Instance', framework: framework.name, version: framework.version, params }, { noRefs: true });
+function instanceYaml(framework: string, version: string, params: Record<string, unknown>): string {
+  return jsYaml.dump({ apiVersion: API_VERSION, kind: 'Instance', framework, version, params }, { noRefs: true });
 }
 
 async function runStep(options: RunCaseOptions, tree: FileTree, instanceFile: string, step: TestStepDecl, index: number, name: string): Promise<StepResult> {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
+import { ROOT } from '../helpers/cli.js';
 
 let repo: string;
 
@@ -147,4 +148,13 @@ describe('baton test', () => {
     const io2 = captureIO();
     expect(await main(['node', 'baton', 'test', 'instances'], io2)).toBe(2);
   });
+});
+
+describe('the catalog test cases', () => {
+  it('pass on the simulated cluster (baton test frameworks)', async () => {
+    const io = { out: '', err: '', isTTY: false, cwd: ROOT, exitCode: 0, stdout: (t: string) => void (io.out += t), stderr: (t: string) => void (io.err += t) };
+    const code = await main(['node', 'baton', 'test', 'frameworks'], io);
+    expect(code, io.out + io.err).toBe(0);
+    expect(io.out).toMatch(/^2 passed, 0 failed$/m);
+  }, 180_000);
 });
