@@ -39,8 +39,8 @@ export function startControllers(options: ControllerOptions, controllers: Contro
     runner = new ControllerRunner(options.onError ? { ...runnerOptions, onError: options.onError } : runnerOptions);
     await runner.start();
   })();
-  // A failed start is reported through ready(); never an unhandled rejection.
-  started.catch(() => {});
+  // A failed start is reported through ready() and onError; never an unhandled rejection.
+  started.catch((err: unknown) => options.onError?.('startup', '', err));
 
   return {
     ready: () => started,

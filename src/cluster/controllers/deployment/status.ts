@@ -61,33 +61,8 @@ export function deploymentStatus(input: StatusInput): StatusResult {
     replicasOf(newRS) === limits.desired;
   const moved = (['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas'] as const).some((k) => num(old[k], 0) !== counts[k]);
   const progressed = input.created || moved || old.observedGeneration !== deploy.metadata.generation;
-  const rsName = newRS ? nameOf(newRS) : nameOf(deploy);
-  const deadlineSeconds = num(spec(deploy).progressDeadlineSeconds, 600);
-  const current = conditions.find((c) => c.type === 'Progressing');
-  let deadlineInMs: number | undefined;
-
-  if (complete) {
-    conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }, now, true);
-  } else if (progressed || !current) {
-    const reason = input.created ? 'NewReplicaSetCreated' : current?.reason === 'NewReplicaSetCreated' && !moved ? 'NewReplicaSetCreated' : 'ReplicaSetUpdated';
-    const message = reason === 'NewReplicaSetCreated' ? `Created new replica set "${rsName}"` : `ReplicaSet "${rsName}" is progressing.`;
-    const next: Condition = { type: 'Progressing', status: 'True', reason, message };
-    // Progress refreshes lastUpdateTime even when the text is the same.
-    conditions = setCondition(conditions.filter((c) => c.type !== 'Progressing' || c.status !== 'True' || c.reason !== reason), { ...next }, now, true);
-    if (current && current.status === 'True') {
-      const updated = conditions.find((c) => c.type === 'Progressing');
-      if (updated) updated.lastTransitionTime = current.lastTransitionTime ?? kubeTime(now);
-    }
-    deadlineInMs = deadlineSeconds * 1000;
-  } else if (current.reason !== 'ProgressDeadlineExceeded') {
-    const since = input.lastProgressAt ?? Date.parse(current.lastUpdateTime ?? current.lastTransitionTime ?? '');
-    const left = (Number.isFinite(since) ? since : now) + deadlineSeconds * 1000 - now;
-    if (left <= 0) {
-      conditions = setCondition(conditions, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` }, now, true);
-    } else {
-      deadlineInMs = left;
-    }
-  }
+  const { conditions: withProgress, deadlineInMs } = progressing(input, conditions, { complete, moved, progressed });
+  conditions = withProgress;
 
   const next: Record<string, unknown> = {
     observedGeneration: deploy.metadata.generation ?? 1,
@@ -104,6 +79,38 @@ export function deploymentStatus(input: StatusInput): StatusResult {
   const result: StatusResult = { status: next, progressed, complete };
   if (deadlineInMs !== undefined) result.deadlineInMs = deadlineInMs;
   return result;
+}
+
+interface Progress {
+  complete: boolean;
+  /** Counts changed since the last status. */
+  moved: boolean;
+  progressed: boolean;
+}
+
+/** The Progressing condition (progress.go), and how long until the deadline check is due. */
+function progressing(input: StatusInput, conditions: Condition[], p: Progress): { conditions: Condition[]; deadlineInMs?: number } {
+  const { deploy, newRS, now } = input;
+  const rsName = newRS ? nameOf(newRS) : nameOf(deploy);
+  const deadlineSeconds = num(spec(deploy).progressDeadlineSeconds, 600);
+  const current = conditions.find((c) => c.type === 'Progressing');
+  if (p.complete) {
+    return { conditions: setCondition(conditions, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }, now, true) };
+  }
+  if (p.progressed || !current) {
+    const reason = input.created || (current?.reason === 'NewReplicaSetCreated' && !p.moved) ? 'NewReplicaSetCreated' : 'ReplicaSetUpdated';
+    const message = reason === 'NewReplicaSetCreated' ? `Created new replica set "${rsName}"` : `ReplicaSet "${rsName}" is progressing.`;
+    // Progress refreshes lastUpdateTime even when the text is the same; the transition time stays.
+    const next = setCondition(conditions.filter((c) => c.type !== 'Progressing' || c.status !== 'True' || c.reason !== reason), { type: 'Progressing', status: 'True', reason, message }, now, true);
+    const updated = next.find((c) => c.type === 'Progressing');
+    if (updated && current?.status === 'True') updated.lastTransitionTime = current.lastTransitionTime ?? kubeTime(now);
+    return { conditions: next, deadlineInMs: deadlineSeconds * 1000 };
+  }
+  if (current.reason === 'ProgressDeadlineExceeded') return { conditions };
+  const since = input.lastProgressAt ?? Date.parse(current.lastUpdateTime ?? current.lastTransitionTime ?? '');
+  const left = (Number.isFinite(since) ? since : now) + deadlineSeconds * 1000 - now;
+  if (left > 0) return { conditions, deadlineInMs: left };
+  return { conditions: setCondition(conditions, { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rsName}" has timed out progressing.` }, now, true) };
 }
 
 /** Available first, then Progressing, as `kubectl describe` shows them. */

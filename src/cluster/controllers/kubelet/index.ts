@@ -62,22 +62,9 @@ export function kubeletController(): Controller {
     const uid = pod.metadata.uid ?? key;
     const failure = failureOf(pod);
     const nodes = ctx.informer('Node').list().length;
-    const unbound = claimNames(pod).filter((claim) => str(status(ctx.informer('PersistentVolumeClaim').get(`${pod.metadata.namespace ?? ''}/${claim}`) ?? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {} }).phase) !== 'Bound');
+    const unbound = unboundClaims(pod, ctx);
     let life = lives.get(uid);
-    if (!life && (failure === 'pending' || unbound.length > 0 || nodes === 0)) {
-      const now = ctx.clock.now();
-      const next = unschedulableStatus(pod, nodes, now);
-      if (unbound.length > 0) {
-        const conditions = records(next.conditions);
-        if (conditions[0]) conditions[0].message = `0/${nodes} nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/${nodes} nodes are available.`;
-      }
-      const current = records(status(pod).conditions).find((c) => c.type === 'PodScheduled');
-      if (current?.status === 'False' && current.message === records(next.conditions)[0]?.message) return undefined;
-      await ctx.api.patchStatus(pod, next);
-      const message = String(records(next.conditions)[0]?.message);
-      ctx.events.emit(pod, 'Warning', 'FailedScheduling', message, 'default-scheduler');
-      return nodes === 0 ? { requeueAfterMs: 500 } : undefined;
-    }
+    if (!life && (failure === 'pending' || unbound.length > 0 || nodes === 0)) return reportUnschedulable(pod, ctx, nodes, unbound.length > 0);
     life ??= await place(pod, ctx);
     if (!life) return { requeueAfterMs: 500 };
     lives.set(uid, life);
@@ -110,6 +97,28 @@ export function kubeletController(): Controller {
       lives.delete(pod.metadata.uid ?? '');
     },
   };
+}
+
+function unboundClaims(pod: KubeObject, ctx: ControllerContext): string[] {
+  const ns = pod.metadata.namespace ?? '';
+  return claimNames(pod).filter((claim) => {
+    const pvc = ctx.informer('PersistentVolumeClaim').get(`${ns}/${claim}`);
+    return !pvc || str(status(pvc).phase) !== 'Bound';
+  });
+}
+
+/** Pending with PodScheduled=False and a FailedScheduling event, written once per distinct reason. */
+async function reportUnschedulable(pod: KubeObject, ctx: ControllerContext, nodes: number, waitsForClaims: boolean): Promise<ReconcileResult | undefined> {
+  const next = unschedulableStatus(pod, nodes, ctx.clock.now());
+  const [condition] = records(next.conditions);
+  if (condition && waitsForClaims) {
+    condition.message = `0/${nodes} nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/${nodes} nodes are available.`;
+  }
+  const current = records(status(pod).conditions).find((c) => c.type === 'PodScheduled');
+  if (current?.status === 'False' && current.message === condition?.message) return undefined;
+  await ctx.api.patchStatus(pod, next);
+  ctx.events.emit(pod, 'Warning', 'FailedScheduling', String(condition?.message), 'default-scheduler');
+  return nodes === 0 ? { requeueAfterMs: 500 } : undefined;
 }
 
 function podsUsingClaim(pvc: KubeObject, ctx: ControllerContext): string[] {

@@ -140,19 +140,9 @@ export function stageEvents(pod: KubeObject, before: PodStage['kind'] | undefine
       break;
     case 'creating':
       break;
-    case 'image-pull-backoff': {
-      const bad = new Set(badImages(pod));
-      for (const c of containers) {
-        const image = imageOf(c);
-        if (!failAllImages && !bad.has(image)) continue;
-        push('Normal', 'Pulling', `Pulling image "${image}"`);
-        push('Warning', 'Failed', `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found`);
-        push('Warning', 'Failed', 'Error: ErrImagePull');
-        push('Normal', 'BackOff', `Back-off pulling image "${image}"`);
-        push('Warning', 'Failed', 'Error: ImagePullBackOff');
-      }
+    case 'image-pull-backoff':
+      events.push(...pullFailures(pod, failAllImages));
       break;
-    }
     case 'running':
     case 'ready':
     case 'succeeded':
@@ -166,6 +156,22 @@ export function stageEvents(pod: KubeObject, before: PodStage['kind'] | undefine
       if (before === undefined || before === 'creating') started();
       for (const c of containers) push('Warning', 'BackOff', `Back-off restarting failed container ${str(c.name) ?? ''} in pod ${nameOf(pod)}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`);
       break;
+  }
+  return events;
+}
+
+function pullFailures(pod: KubeObject, failAllImages: boolean): KubeletEvent[] {
+  const bad = new Set(badImages(pod));
+  const events: KubeletEvent[] = [];
+  const push = (type: KubeletEvent['type'], reason: string, message: string): void => void events.push({ type, reason, message, component: 'kubelet' });
+  for (const c of containersOf(pod)) {
+    const image = imageOf(c);
+    if (!failAllImages && !bad.has(image)) continue;
+    push('Normal', 'Pulling', `Pulling image "${image}"`);
+    push('Warning', 'Failed', `Failed to pull image "${image}": rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found`);
+    push('Warning', 'Failed', 'Error: ErrImagePull');
+    push('Normal', 'BackOff', `Back-off pulling image "${image}"`);
+    push('Warning', 'Failed', 'Error: ImagePullBackOff');
   }
   return events;
 }

@@ -59,6 +59,7 @@ export class ControllerRunner {
       ...KINDS[kind],
       clock: this.options.clock,
       onEvent: (type, obj, old) => {
+        if (type === 'DELETED') this.context.events.forget(obj.metadata.uid);
         for (const controller of this.options.controllers) {
           const queue = this.queues.get(controller.name);
           if (!queue) continue;
