@@ -36,7 +36,7 @@ export interface ReconcileOptions {
   /** Supersede: the running step finishes, then the reconcile returns with outcome `superseded`. */
   signal?: AbortSignal;
   clock?: Clock;
-  /** Applies in flight per batch (default 24). */
+  /** Applies in flight per batch (default 32). */
   concurrency?: number;
   imagePullGraceSeconds?: number;
 }
@@ -59,7 +59,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     clock,
     session,
     emit,
-    concurrency: options.concurrency ?? 24,
+    concurrency: options.concurrency ?? 32,
     imagePullGraceSeconds: options.imagePullGraceSeconds ?? 120,
     ...(options.signal ? { signal: options.signal } : {}),
   };
