@@ -70,6 +70,7 @@ describe('helpers', () => {
     ['fallback replaces undefined', 'v: <%= fallback(plan.args.missing, "d") %>', { v: 'd' }],
     ['plan.args carries one-shot arguments', 'v: <%= plan.args.target %>', { v: 'x' }],
     ['instance, framework and plan are in scope', 'v: <%= [instance.namespace, framework.appVersion, plan.name, plan.step] %>', { v: ['apps', '2.4', 'deploy', 's'] }],
+    ['params can be listed, tested and serialised', 'v: <%= [Object.keys(params).length, "COUNT" in params, "NOPE" in params, JSON.parse(toJson(params)).COUNT] %>', { v: [6, true, false, 3] }],
     ['selectorLabels holds the stable labels', 'v: <%= selectorLabels %>', { v: { 'app.kubernetes.io/name': 'web' } }],
   ])('%s', async (_name, text, expected) => {
     expect(await value(text)).toEqual(expected);

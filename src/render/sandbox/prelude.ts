@@ -164,16 +164,21 @@ export const PRELUDE = String.raw`
     return h.map(function (v) { return ('00000000' + (v >>> 0).toString(16)).slice(-8); }).join('');
   }
 
-  var PASS_THROUGH = { toJSON: 1, then: 1, constructor: 1, valueOf: 1, toString: 1, hasOwnProperty: 1, isPrototypeOf: 1, propertyIsEnumerable: 1, toLocaleString: 1 };
-  function paramsProxy(values) {
-    return new Proxy(values, {
-      get: function (t, k) {
-        if (typeof k === 'symbol' || hasOwn.call(t, k) || hasOwn.call(PASS_THROUGH, k)) return t[k];
-        throw new BatonTemplateError('undefined', null, null, 'params.' + String(k) + ' is not a declared parameter of this framework');
-      },
-      set: function () { throw new Error('params are read-only'); },
-      deleteProperty: function () { throw new Error('params are read-only'); },
-    });
+  // params: own properties hold the values (plain, fast reads); a missing name falls through to the prototype,
+  // a Proxy that throws for anything that is not an Object.prototype member (toJSON/then are allowed, unset).
+  var OBJECT_PROTO = Object.prototype;
+  var undeclared = new Proxy(ObjectCreate(null), {
+    get: function (t, k, receiver) {
+      if (typeof k === 'symbol' || k in OBJECT_PROTO) return Reflect.get(OBJECT_PROTO, k, receiver);
+      if (k === 'toJSON' || k === 'then') return undefined;
+      throw new BatonTemplateError('undefined', null, null, 'params.' + String(k) + ' is not a declared parameter of this framework');
+    },
+    has: function (t, k) { return k in OBJECT_PROTO; },
+  });
+  function paramsObject(values) {
+    var p = ObjectCreate(undeclared);
+    ObjectKeys(values).forEach(function (k) { Object.defineProperty(p, k, { value: values[k], enumerable: true, writable: false, configurable: false }); });
+    return Object.freeze(p);
   }
 
   function makeRethrow(file) {
@@ -206,7 +211,7 @@ export const PRELUDE = String.raw`
 
   function runJob(job, index) {
     var base = job.base, results = [];
-    var params = paramsProxy(base.params);
+    var params = paramsObject(base.params);
     var shared = { params: params, instance: base.instance, framework: base.framework, labels: base.labels, selectorLabels: base.selectorLabels };
     ObjectKeys(helpers).forEach(function (n) { shared[n] = helpers[n]; });
     ObjectKeys(builtins).forEach(function (n) { shared[n] = builtins[n]; });
