@@ -7,6 +7,7 @@ import type { ResourceType } from '../store/types.js';
 import { parseAccept, wantsAggregated } from './accept.js';
 import { aggregatedDiscovery, aggregatedMediaType, apiGroupList, apiResourceList, apiVersions, groupVersions } from './discovery.js';
 import { OPENAPI_V2_PROTO_MEDIA_TYPE, openApiV2Json, openApiV2Protobuf, openApiV3Document, openApiV3Index } from './openapi.js';
+import type { RegistryMemo } from './memo.js';
 import { notFoundPath, sendBytes, sendJson } from './respond.js';
 
 export const SERVER_VERSION = {
@@ -35,11 +36,11 @@ export function handleVersionOrHealth(pathname: string, res: ServerResponse): bo
 }
 
 /** `/api` and `/apis`, legacy or aggregated by Accept. */
-export function handleRootDiscovery(pathname: string, req: IncomingMessage, res: ServerResponse, types: readonly ResourceType[], serverAddress: string): boolean {
+export function handleRootDiscovery(pathname: string, req: IncomingMessage, res: ServerResponse, types: readonly ResourceType[], serverAddress: string, memo: RegistryMemo): boolean {
   if (pathname !== '/api' && pathname !== '/apis') return false;
   const aggregated = wantsAggregated(parseAccept(req.headers.accept));
   if (aggregated) {
-    const body = aggregatedDiscovery(types, pathname === '/api' ? 'core' : 'groups', aggregated);
+    const body = memo.get(`aggregated ${pathname} ${aggregated}`, () => aggregatedDiscovery(types, pathname === '/api' ? 'core' : 'groups', aggregated));
     sendJson(res, 200, body, aggregatedMediaType(aggregated));
   } else sendJson(res, 200, pathname === '/api' ? apiVersions(serverAddress) : apiGroupList(types));
   return true;
@@ -61,15 +62,15 @@ export function handleGroupVersion(group: string, version: string, res: ServerRe
   else notFoundPath(res);
 }
 
-export function handleOpenApi(pathname: string, req: IncomingMessage, res: ServerResponse, types: readonly ResourceType[]): boolean {
+export function handleOpenApi(pathname: string, req: IncomingMessage, res: ServerResponse, types: readonly ResourceType[], memo: RegistryMemo): boolean {
   if (pathname === '/openapi/v2') {
     const accept = req.headers.accept ?? '';
-    if (accept.includes('protobuf')) sendBytes(res, 200, openApiV2Protobuf(types), OPENAPI_V2_PROTO_MEDIA_TYPE);
-    else sendJson(res, 200, openApiV2Json(types));
+    if (accept.includes('protobuf')) sendBytes(res, 200, memo.get('openapi v2 protobuf', () => openApiV2Protobuf(types)), OPENAPI_V2_PROTO_MEDIA_TYPE);
+    else sendJson(res, 200, memo.get('openapi v2 json', () => openApiV2Json(types)));
     return true;
   }
   if (pathname === '/openapi/v3' || pathname === '/openapi/v3/') {
-    sendJson(res, 200, openApiV3Index(types));
+    sendJson(res, 200, memo.get('openapi v3 index', () => openApiV3Index(types)));
     return true;
   }
   const m = /^\/openapi\/v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(pathname);

@@ -9,6 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FaultAdmin, RequestInterceptor } from '../faults/types.js';
 import type { Store } from '../store/store.js';
 import { handleGroup, handleGroupVersion, handleOpenApi, handleRootDiscovery, handleVersionOrHealth, isPublicPath } from './nonresource.js';
+import { RegistryMemo } from './memo.js';
 import { notFoundPath, readBody, sendError, sendJson, sendStatus } from './respond.js';
 import { handleResource } from './resources.js';
 import { parsePath } from './route.js';
@@ -65,6 +66,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const watchTimeoutMs = options.watchTimeoutMs ?? 30 * 60_000;
   const ctx = { store: options.store, interceptor: options.interceptor, watchTimeoutMs };
   let serverAddress = '';
+  const memo = new RegistryMemo(options.store.registry);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -78,8 +80,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const parsed = parsePath(pathname);
     if (parsed.kind === 'resource') return handleResource(ctx, req, res, parsed.path, url.searchParams);
     const types = options.store.registry.all();
-    if (handleRootDiscovery(pathname, req, res, types, serverAddress)) return;
-    if (handleOpenApi(pathname, req, res, types)) return;
+    if (handleRootDiscovery(pathname, req, res, types, serverAddress, memo)) return;
+    if (handleOpenApi(pathname, req, res, types, memo)) return;
     switch (parsed.kind) {
       case 'group': return handleGroup(parsed.group, res, types);
       case 'groupVersion': return handleGroupVersion(parsed.group, parsed.version, res, types);
@@ -101,6 +103,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   return {
     url, host, port,
     close: () => new Promise<void>((resolve) => {
+      memo.close();
       server.close(() => resolve());
       server.closeAllConnections();
     }),

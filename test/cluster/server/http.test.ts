@@ -240,9 +240,17 @@ describe('discovery, OpenAPI and health', () => {
     expect((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
     expect((await call('GET', '/apis/example.org/v1')).json.resources.map((r: Named) => r.name)).toContain('gadgets');
     expect(Object.keys((await call('GET', '/openapi/v3')).json.paths)).toContain('apis/example.org/v1');
+    const aggregated = { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
+    const groups = async (): Promise<string[]> => {
+      const items = (await call('GET', '/apis', undefined, aggregated)).json.items as { metadata: { name: string } }[];
+      return items.map((i) => i.metadata.name);
+    };
+    expect(await groups()).toContain('example.org');
     await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.org');
     await expect.poll(async () => (await call('GET', '/apis/example.org/v1')).status).toBe(404);
     expect((await call('GET', '/apis')).json.groups.map((g: Named) => g.name)).not.toContain('example.org');
+    expect(await groups()).not.toContain('example.org');
+    expect(Object.keys((await call('GET', '/openapi/v3')).json.paths)).not.toContain('apis/example.org/v1');
   });
 });
 
