@@ -123,3 +123,14 @@ describe('rolling updates', () => {
     expect(h.kube.all('Pod')).toEqual([]);
   });
 });
+
+describe('zero delays, for benchmarks', () => {
+  it('GIVEN zero start and ready delays THEN each pod goes Ready in a single status write', async () => {
+    await h.stop();
+    h = await startHarness({ podStartDelayMs: 0, readyDelayMs: 0 });
+    await h.kube.create(deployment('fast', 20));
+    await eventually(rolledOut('fast', 20), 5000, 'rollout');
+    const statusWrites = h.kube.calls.filter((c) => c.startsWith('patch Pod ') && c.endsWith('/status')).length;
+    expect(statusWrites).toBe(20);
+  });
+});

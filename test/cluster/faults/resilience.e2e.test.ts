@@ -6,6 +6,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFaultInjector, type FaultInjector } from '../../../src/cluster/faults/index.js';
+import { opensslAvailable } from '../../../src/cluster/server/tls.js';
 import { startTestCluster, type TestCluster } from '../../helpers/cluster.js';
 
 let c: TestCluster | undefined;
@@ -96,5 +97,23 @@ describe('fault injection seen by clients', () => {
     }
     expect(available).toBe(3);
     expect(faults.rules().map((r) => r.hits > 0)).toEqual([true, true]);
+  });
+});
+
+describe('the controllers behind TLS', () => {
+  it.skipIf(!opensslAvailable())('GIVEN an https cluster with a token THEN the controllers connect and roll a Deployment out', async () => {
+    c = await startTestCluster({ tls: true, controllers: true, nodes: 1, timing: { podStartDelayMs: 5, readyDelayMs: 5 } });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(c.kubeconfigPath);
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    const body = { metadata: { name: 'web' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'nginx:1' }] } } } };
+    await apps.createNamespacedDeployment({ namespace: 'default', body });
+    const deadline = Date.now() + 10_000;
+    let available = 0;
+    while (available !== 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      available = (await apps.readNamespacedDeployment({ namespace: 'default', name: 'web' })).status?.availableReplicas ?? 0;
+    }
+    expect(available).toBe(2);
   });
 });
