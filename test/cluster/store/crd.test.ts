@@ -139,3 +139,36 @@ describe('custom resource subresources', () => {
     expect((store.get(w, 'default', 'x') as Loose).spec.size).toBe(5);
   });
 });
+
+describe('server-side apply of custom resources', () => {
+  function listCrd(): { store: Store; w: Loose } {
+    const store = newStore();
+    const body = crd();
+    body.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.members = {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: { type: 'object', properties: { name: { type: 'string' }, role: { type: 'string' } } },
+    };
+    store.create(types(store).crd, undefined, body);
+    return { store, w: store.registry.lookup('example.com', 'v1', 'widgets') };
+  }
+
+  it('GIVEN a list declared x-kubernetes-list-type: map WHEN two managers apply different items THEN both are kept, each owned by its applier', () => {
+    const { store, w } = listCrd();
+    store.patch(w, 'default', 'x', 'apply', widget('x', { size: 1, members: [{ name: 'a', role: 'leader' }] }), { fieldManager: 'one' });
+    const result = store.patch(w, 'default', 'x', 'apply', widget('x', { members: [{ name: 'b', role: 'follower' }] }), { fieldManager: 'two' }).object as Loose;
+    expect(result.spec.members).toEqual([{ name: 'a', role: 'leader' }, { name: 'b', role: 'follower' }]);
+    const two = result.metadata.managedFields.find((m: Loose) => m.manager === 'two');
+    expect(Object.keys(two.fieldsV1['f:spec']['f:members'])).toEqual(['k:{"name":"b"}']);
+    const after = store.patch(w, 'default', 'x', 'apply', widget('x', {}), { fieldManager: 'two' }).object as Loose;
+    expect(after.spec.members).toEqual([{ name: 'a', role: 'leader' }]);
+  });
+
+  it('lists without list-type map stay atomic: a second applier with a different list conflicts', () => {
+    const { store, w } = withCrd();
+    store.patch(w, 'default', 'x', 'apply', widget('x', { size: 1, tags: ['a'] }), { fieldManager: 'one' });
+    const err = apiError(() => store.patch(w, 'default', 'x', 'apply', widget('x', { tags: ['b'] }), { fieldManager: 'two' }));
+    expect(err.status.message).toBe('Apply failed with 1 conflict: conflict with "one" using example.com/v1: .spec.tags');
+  });
+});

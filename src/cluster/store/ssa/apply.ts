@@ -8,10 +8,9 @@ import type { KubeObject, ManagedFieldsEntry } from '../../../kube/object.js';
 import { isRecord } from '../../../kube/object.js';
 import type { Core } from '../core.js';
 import { ApiError, type Cause } from '../errors.js';
-import { mergeKeyFor } from '../patch/keys.js';
 import type { ResourceType } from '../types.js';
 import { clone, deepEqual } from '../util.js';
-import { contains, difference, intersection, isEmpty, leaves, pathString, removeAt, union, valueAt, type FieldPath, type FieldSet } from './fieldset.js';
+import { childSchema, contains, difference, itemsSchema, listKeys, type Schema, type SetOptions, intersection, isEmpty, leaves, pathString, removeAt, union, valueAt, type FieldPath, type FieldSet } from './fieldset.js';
 import { entrySet, fieldSet, makeEntry, sameIdentity } from './managed.js';
 
 export interface ApplyResult {
@@ -42,22 +41,23 @@ function conflictError(type: ResourceType, name: string, conflicts: Conflict[]):
 }
 
 /** Merges the applied configuration into the live value: maps recursively, keyed lists item by item. */
-function mergeApplied(live: unknown, applied: unknown, field: string, atomicLists: boolean): unknown {
+function mergeApplied(live: unknown, applied: unknown, field: string, opts: SetOptions, schema: Schema): unknown {
   if (isRecord(applied)) {
     const out: Record<string, unknown> = isRecord(live) ? { ...live } : {};
     for (const [k, v] of Object.entries(applied)) {
       if (v === null) delete out[k];
-      else out[k] = mergeApplied(out[k], v, k, atomicLists);
+      else out[k] = mergeApplied(out[k], v, k, opts, childSchema(schema, k));
     }
     return out;
   }
-  if (Array.isArray(applied) && Array.isArray(live) && !atomicLists) {
-    const key = mergeKeyFor(field, live, applied);
-    if (key !== undefined && applied.every(isRecord) && live.every(isRecord)) {
-      const out: unknown[] = [...live];
-      for (const item of applied) {
-        const at = out.findIndex((o) => isRecord(o) && deepEqual(o[key], item[key]));
-        if (at >= 0) out[at] = mergeApplied(out[at], item, field, atomicLists);
+  if (Array.isArray(applied) && Array.isArray(live)) {
+    const keys = listKeys(field, [...(live as unknown[]), ...(applied as unknown[])], opts, schema);
+    if (keys !== undefined) {
+      const out: unknown[] = [...(live as unknown[])];
+      const same = (a: unknown, b: Record<string, unknown>): boolean => isRecord(a) && keys.every((k) => deepEqual(a[k], b[k]));
+      for (const item of applied as Record<string, unknown>[]) {
+        const at = out.findIndex((o) => same(o, item));
+        if (at >= 0) out[at] = mergeApplied(out[at], item, field, opts, itemsSchema(schema));
         else out.push(item);
       }
       return out;
@@ -91,7 +91,7 @@ export function applyConfiguration(core: Core, type: ResourceType, live: KubeObj
     // Deepest first, so removing a list item does not shift the paths of its siblings' fields.
     for (const p of dropped.sort((a, b) => b.length - a.length)) removeAt(merged, p);
   }
-  const object = (live ? mergeApplied(merged, applied, '', type.schema !== undefined) : merged) as KubeObject;
+  const object = (live ? mergeApplied(merged, applied, '', { custom: type.schema !== undefined }, type.schema) : merged) as KubeObject;
 
   const out: ManagedFieldsEntry[] = [];
   entries.forEach((e, i) => {

@@ -13,40 +13,65 @@ export interface FieldSet {
 export type FieldPath = string[];
 
 export interface SetOptions {
-  /** Custom resources have no built-in list semantics: every list is atomic. */
-  atomicLists: boolean;
+  /** Custom resources: lists are atomic unless their schema says `x-kubernetes-list-type: map`. */
+  custom: boolean;
 }
 
-function itemKey(item: Record<string, unknown>, key: string): string {
-  const keys: Record<string, unknown> = { [key]: item[key] };
-  // Ports are identified by number and protocol in real managedFields.
-  if ((key === 'containerPort' || key === 'port') && item.protocol !== undefined) keys.protocol = item.protocol;
-  const sorted = Object.keys(keys).sort();
-  return `k:${JSON.stringify(Object.fromEntries(sorted.map((k) => [k, keys[k]])))}`;
+/** A (sub)schema of a custom resource, followed alongside the value. */
+export type Schema = Record<string, unknown> | undefined;
+
+export function childSchema(s: Schema, key: string): Schema {
+  if (!s) return undefined;
+  const p = isRecord(s.properties) ? s.properties[key] : undefined;
+  if (isRecord(p)) return p;
+  return isRecord(s.additionalProperties) ? s.additionalProperties : undefined;
 }
 
-function listKey(field: string, list: unknown[], opts: SetOptions): string | undefined {
-  if (opts.atomicLists || !list.every(isRecord)) return undefined;
-  const key = mergeKeyFor(field, list);
-  return key !== undefined && list.every((i) => isRecord(i) && i[key] !== undefined) ? key : undefined;
+export function itemsSchema(s: Schema): Schema {
+  return s && isRecord(s.items) ? s.items : undefined;
 }
 
-function valueSet(field: string, value: unknown, opts: SetOptions): FieldSet {
-  if (isRecord(value)) return setOf(value, opts);
+/** The keys identifying items of a list, or undefined when the list is atomic. */
+export function listKeys(field: string, list: unknown[], opts: SetOptions, schema: Schema): string[] | undefined {
+  if (!list.every(isRecord)) return undefined;
+  let keys: string[] | undefined;
+  if (opts.custom) {
+    const mapKeys = schema?.['x-kubernetes-list-map-keys'];
+    keys = schema?.['x-kubernetes-list-type'] === 'map' && Array.isArray(mapKeys) ? mapKeys.filter((k): k is string => typeof k === 'string') : undefined;
+  } else {
+    const key = mergeKeyFor(field, list);
+    keys = key === undefined ? undefined : [key];
+  }
+  if (!keys || keys.length === 0) return undefined;
+  const required = keys;
+  return list.every((i) => isRecord(i) && required.every((k) => i[k] !== undefined)) ? keys : undefined;
+}
+
+function itemKey(item: Record<string, unknown>, keys: string[]): string {
+  const chosen: Record<string, unknown> = {};
+  for (const k of keys) chosen[k] = item[k];
+  // Built-in ports are identified by number and protocol in real managedFields.
+  if (keys.length === 1 && (keys[0] === 'containerPort' || keys[0] === 'port') && item.protocol !== undefined) chosen.protocol = item.protocol;
+  const sorted = Object.keys(chosen).sort();
+  return `k:${JSON.stringify(Object.fromEntries(sorted.map((k) => [k, chosen[k]])))}`;
+}
+
+function valueSet(field: string, value: unknown, opts: SetOptions, schema: Schema): FieldSet {
+  if (isRecord(value)) return setOf(value, opts, schema);
   if (Array.isArray(value)) {
-    const key = listKey(field, value, opts);
-    if (key === undefined) return {};
+    const keys = listKeys(field, value, opts, schema);
+    if (keys === undefined) return {};
     const out: FieldSet = {};
-    for (const item of value as Record<string, unknown>[]) out[itemKey(item, key)] = { '.': {}, ...setOf(item, opts) };
+    for (const item of value as Record<string, unknown>[]) out[itemKey(item, keys)] = { '.': {}, ...setOf(item, opts, itemsSchema(schema)) };
     return out;
   }
   return {};
 }
 
 /** The set of fields present in a map. */
-export function setOf(obj: Record<string, unknown>, opts: SetOptions): FieldSet {
+export function setOf(obj: Record<string, unknown>, opts: SetOptions, schema?: Schema): FieldSet {
   const out: FieldSet = {};
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[`f:${k}`] = valueSet(k, v, opts);
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[`f:${k}`] = valueSet(k, v, opts, childSchema(schema, k));
   return out;
 }
 
@@ -55,22 +80,38 @@ export function isEmpty(s: FieldSet): boolean {
   return true;
 }
 
+/*
+ * Sets are sets of paths, as in structured-merge-diff: an empty object marks its path as a member; a
+ * non-empty one holds member paths below it (and `.` when the node itself is a member too). A member
+ * path never implies ownership of paths below it.
+ */
+
+/** The node's own membership, in the non-empty form (`.`), so it can sit beside children. */
+function expand(s: FieldSet): FieldSet {
+  return isEmpty(s) ? { '.': {} } : s;
+}
+
 export function union(a: FieldSet, b: FieldSet): FieldSet {
   const out: FieldSet = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = k in out ? union(out[k] ?? {}, v) : v;
+  for (const [k, v] of Object.entries(b)) {
+    const mine = out[k];
+    if (mine === undefined) out[k] = v;
+    else if (isEmpty(mine) && isEmpty(v)) out[k] = {};
+    else out[k] = union(expand(mine), expand(v));
+  }
   return out;
 }
 
-/** `a` without the fields `b` owns. */
+/** `a` without the paths in `b`. */
 export function difference(a: FieldSet, b: FieldSet): FieldSet {
   const out: FieldSet = {};
   for (const [k, v] of Object.entries(a)) {
     const other = b[k];
     if (other === undefined) out[k] = v;
-    else if (isEmpty(v)) continue; // a leaf in both: owned by b
-    else if (isEmpty(other)) continue; // b owns the whole field
-    else {
-      const rest = difference(v, other);
+    else if (isEmpty(v)) {
+      if (!isEmpty(other) && other['.'] === undefined) out[k] = v;
+    } else {
+      const rest = difference(v, expand(other));
       if (!isEmpty(rest)) out[k] = rest;
     }
   }
@@ -82,12 +123,12 @@ export function intersection(a: FieldSet, b: FieldSet): FieldSet {
   for (const [k, v] of Object.entries(a)) {
     const other = b[k];
     if (other === undefined) continue;
-    if (isEmpty(v) || isEmpty(other)) {
-      if (isEmpty(v) && isEmpty(other)) out[k] = {};
+    if (isEmpty(v) && isEmpty(other)) {
+      out[k] = {};
       continue;
     }
-    const both = intersection(v, other);
-    if (!isEmpty(both)) out[k] = both;
+    const both = intersection(expand(v), expand(other));
+    if (!isEmpty(both)) out[k] = both['.'] !== undefined && Object.keys(both).length === 1 ? {} : both;
   }
   return out;
 }
@@ -112,15 +153,19 @@ export function fromPaths(paths: FieldPath[]): FieldSet {
   return out;
 }
 
+/**
+ * Whether `path` must stay because of `s`: the path is a member, or (for a node) members live below
+ * it, so removing the node would remove them.
+ */
 export function contains(s: FieldSet, path: FieldPath): boolean {
+  const target = path[path.length - 1] === '.' ? path.slice(0, -1) : path;
   let cur = s;
-  for (const el of path) {
+  for (const el of target) {
     const next = cur[el];
     if (next === undefined) return false;
-    if (isEmpty(next)) return true; // owned as a whole here (the path itself or an ancestor)
     cur = next;
   }
-  return true; // an intermediate node: someone owns fields below it
+  return true;
 }
 
 /** Finds the item of a keyed list matching a `k:{...}` element. */

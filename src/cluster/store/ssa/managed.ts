@@ -32,7 +32,7 @@ export function fieldSource(type: ResourceType, obj: Record<string, unknown>, su
 }
 
 export function fieldSet(type: ResourceType, obj: Record<string, unknown>, subresource: string | undefined): FieldSet {
-  return setOf(fieldSource(type, obj, subresource), { atomicLists: type.schema !== undefined });
+  return setOf(fieldSource(type, obj, subresource), { custom: type.schema !== undefined }, type.schema);
 }
 
 export function entrySet(e: ManagedFieldsEntry): FieldSet {
@@ -51,7 +51,8 @@ export function makeEntry(core: Core, type: ResourceType, manager: string, opera
 
 /** Leaves of `next` whose value differs from `old` (new list items count through their `.`). */
 function changedSet(nextSet: FieldSet, oldObj: Record<string, unknown>, nextObj: Record<string, unknown>): FieldSet {
-  const changed = leaves(nextSet).filter((p) => !deepEqual(valueAt(oldObj, p), valueAt(nextObj, p)));
+  // A list item's `.` changes only when the item appears; edits inside it are owned field by field.
+  const changed = leaves(nextSet).filter((p) => (p[p.length - 1] === '.' ? valueAt(oldObj, p) === undefined : !deepEqual(valueAt(oldObj, p), valueAt(nextObj, p))));
   return fromPaths(changed);
 }
 
