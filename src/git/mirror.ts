@@ -4,7 +4,9 @@
  * directory with isomorphic-git (see tree.ts, write.ts); nothing ever checks out a working tree.
  * Every operation on one mirror runs one at a time (a promise queue), as git's own locks expect.
  */
+import * as fs from 'node:fs';
 import { existsSync, mkdirSync } from 'node:fs';
+import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
 import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
 import { GitPushRejectedError, GitTransportError } from './errors.js';
@@ -47,6 +49,8 @@ export class GitMirror {
       baseDir: this.dir,
       timeout: { block: options.timeoutMs ?? 120_000 },
       config: [],
+      // Treat the process as done when its streams close; the default also waits 50 ms after exit.
+      completion: { onClose: true, onExit: false },
       allowEnvironment: [...GIT_ENV_ALLOWED],
       // simple-git guards these variables because a caller could pass attacker-chosen values. Here
       // Baton composes them itself from the operator's settings (never from repository content):
@@ -88,7 +92,12 @@ export class GitMirror {
         if (err instanceof GitTransportError && /couldn't find remote ref/i.test(err.message)) return undefined;
         throw err;
       }
-      return this.revParse(trackingRef(branch));
+      // Read the ref in-process: a second git process would double the cost of an idle poll.
+      try {
+        return await isogit.resolveRef({ fs, gitdir: this.dir, ref: trackingRef(branch) });
+      } catch {
+        return this.revParse(trackingRef(branch));
+      }
     });
   }
 

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatonError, errorMessage } from '../errors.js';
+import { GitMirror, type MirrorOptions } from './mirror.js';
 
 export interface SignatureTrust {
   /** SSH allowed-signers: a file path, or the file's content (`principal ssh-ed25519 AAAA...` lines). */
@@ -159,4 +160,53 @@ export function sshSigner(privateKeyFile: string): (payload: string) => Promise<
       rmSync(home, { recursive: true, force: true });
     }
   };
+}
+
+export interface VerifyingMirrorOptions extends MirrorOptions {
+  /** The branch whose commits must be signed (status branches are Baton's own). */
+  branch: string;
+  trust: SignatureTrust;
+  /**
+   * Commits touching only this directory are Baton's status write-back, unsigned by design: the
+   * commit verified is the newest one that changes anything else. Default `status`.
+   */
+  statusDir?: string;
+  onRefused?: (commit: string, verdict: Extract<Verification, { verified: false }>) => void;
+}
+
+/**
+ * A GitMirror whose `fetch` of the watched branch returns only a commit whose signature verifies
+ * (the tip itself, or the tip above a verified commit with only status commits on top). A refused tip
+ * yields the last verified commit (undefined before any), so the agent keeps what it applied and runs
+ * no plan for the refused change. The tracking ref still moves, so status pushes stay fast-forward.
+ */
+export class VerifyingMirror extends GitMirror {
+  private readonly verify: VerifyingMirrorOptions;
+  private lastVerified: string | undefined;
+  private verdict: { target: string; result: Verification } | undefined;
+  /** The latest refusal, cleared when a commit verifies (for `--once` reports and health). */
+  lastRefusal: { commit: string; verdict: Extract<Verification, { verified: false }> } | undefined;
+
+  constructor(options: VerifyingMirrorOptions) {
+    super(options);
+    this.verify = options;
+  }
+
+  override async fetch(branch: string): Promise<string | undefined> {
+    const tip = await super.fetch(branch);
+    if (branch !== this.verify.branch || tip === undefined) return tip;
+    const dir = this.verify.statusDir ?? 'status';
+    const target = (await this.read(['log', '-1', '--first-parent', '--format=%H', tip, '--', '.', `:(exclude)${dir}`])).trim() || tip;
+    const result = this.verdict?.target === target ? this.verdict.result : await verifyCommit(this.dir, target, this.verify.trust);
+    const fresh = this.verdict?.target !== target;
+    this.verdict = { target, result };
+    if (result.verified) {
+      this.lastVerified = tip;
+      this.lastRefusal = undefined;
+      return tip;
+    }
+    this.lastRefusal = { commit: target, verdict: result };
+    if (fresh) this.verify.onRefused?.(target, result);
+    return this.lastVerified;
+  }
 }

@@ -55,6 +55,9 @@ export interface PassReport {
   reports: InstanceReport[];
 }
 
+/** An instance whose run broke off (not a plan result): look at it again on the next poll. */
+const retryable = (r: InstanceReport): boolean => r.outcome.kind === 'error';
+
 /** States after which a plan still has work to do (resume it even if nothing changed). */
 const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
 
@@ -66,6 +69,7 @@ export class Agent {
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
+  private lastCommit: string | undefined;
   private readonly nextRuns = new Map<string, ScheduleStatus[]>();
   private readonly slotsStarted = new Set<string>();
   private readonly log: AgentLog;
@@ -100,33 +104,31 @@ export class Agent {
       this.log('warn', `branch ${branch} does not exist in the repository yet`);
       return { commit, reports: [] };
     }
+    // Nothing new: same commit, no plan running, no schedule due. The cheap common case of a poll.
+    const due = this.nextScheduleAt();
+    if (commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime())) {
+      await this.writer.flushIfPending();
+      return { commit, reports: [] };
+    }
     const tree = await this.store.at(commit);
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache);
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
-      const previous = this.statuses.get(key);
-      const schedules = scheduleStatus(d.schedules, previous?.schedules ?? [], now);
-      this.nextRuns.set(key, schedules);
-      const busy = this.workers.has(key);
-      if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '')) {
-        // Already being worked on for this very desired state (the loop does not wait for plans).
-        if (busy && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) continue;
-        jobs.push(this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules }));
-        continue;
-      }
-      const due = dueRun(d.schedules, schedules, now);
-      if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`)) continue;
-      this.slotsStarted.add(`${key}@${due.slot}`);
-      jobs.push(this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due }));
+      const job = this.jobFor(key, d, commit, tree, now);
+      if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
-    if (options.wait === false) return { commit, reports: [] };
+    if (options.wait === false) {
+      void Promise.all(jobs).then((reports) => { if (!reports.some(retryable)) this.lastCommit = commit; });
+      return { commit, reports: [] };
+    }
     const reports = await Promise.all(jobs);
     await this.writer.flush();
+    if (!reports.some(retryable)) this.lastCommit = commit;
     return { commit, reports };
   }
 
@@ -150,6 +152,22 @@ export class Agent {
     for (const w of this.workers.values()) w.abort.abort();
     await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
     this.writer.close();
+  }
+
+  /** The work one instance needs at this commit: a change to apply, an unfinished plan, a due schedule, or none. */
+  private jobFor(key: string, d: DesiredInstance, commit: string, tree: CommitTree, now: Date): Promise<InstanceReport> | undefined {
+    const previous = this.statuses.get(key);
+    const schedules = scheduleStatus(d.schedules, previous?.schedules ?? [], now);
+    this.nextRuns.set(key, schedules);
+    if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '')) {
+      // Already being worked on for this very desired state (the loop does not wait for plans).
+      if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
+      return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
+    }
+    const due = dueRun(d.schedules, schedules, now);
+    if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`)) return undefined;
+    this.slotsStarted.add(`${key}@${due.slot}`);
+    return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
   }
 
   /** When the loop should poll next for a schedule (ms since epoch), if any schedule is known. */
@@ -185,11 +203,11 @@ export class Agent {
           if (status) this.statuses.set(id, status);
           if (status) this.nextRuns.set(id, status.schedules);
           else this.statuses.delete(id);
-          this.log(outcome.kind === 'failed' || outcome.kind === 'refused' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
+          this.log(outcome.kind === 'failed' || outcome.kind === 'refused' || outcome.kind === 'error' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
           return { instance: id, reason, outcome };
         } catch (err) {
           this.log('error', `${id}: ${errorMessage(err)}`, { instance: id });
-          return { instance: id, reason, outcome: { kind: 'failed', plan: '?', message: errorMessage(err) } };
+          return { instance: id, reason, outcome: { kind: 'error', message: errorMessage(err) } };
         }
       });
     })();

@@ -23,7 +23,9 @@ export type RunOutcome =
   | { kind: 'superseded'; plan: string }
   | { kind: 'refused'; message: string }
   | { kind: 'nothing'; message: string }
-  | { kind: 'removed'; message: string };
+  | { kind: 'removed'; message: string }
+  /** The run could not finish (cluster unreachable, checkpoint conflict...): retried on the next poll. */
+  | { kind: 'error'; message: string };
 
 export interface InstanceRunDeps {
   client: KubeClient;

@@ -84,7 +84,7 @@ function printReport(report: PassReport, io: RunAgentIO): number {
     const o = r.outcome;
     const text = o.kind === 'complete' ? `${o.plan} COMPLETE` : o.kind === 'failed' ? `${o.plan} FAILED: ${o.message}` : o.kind === 'superseded' ? `${o.plan} superseded` : `${o.kind}: ${o.message}`;
     io.report(`${r.instance}: ${text} (${r.reason})`);
-    if (o.kind === 'failed' || o.kind === 'refused') failed = true;
+    if (o.kind === 'failed' || o.kind === 'refused' || o.kind === 'error') failed = true;
   }
   return failed ? 1 : 0;
 }

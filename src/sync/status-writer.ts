@@ -55,6 +55,7 @@ export class StatusWriter {
   private readonly queued = new Map<string, StatusUpdate>();
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private mayHaveUnpushed = true;
   commits = 0;
   pushes = 0;
 
@@ -84,6 +85,14 @@ export class StatusWriter {
     return run;
   }
 
+  /**
+   * flush() when something may be waiting: queued updates, or commits not yet pushed (this writer's or
+   * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
+   */
+  flushIfPending(): Promise<void> {
+    return this.queued.size > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
+  }
+
   /** Stops the coalescing timer (call flush() first to keep queued updates). */
   close(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
@@ -101,6 +110,7 @@ export class StatusWriter {
     let tip = await this.base();
     for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), messageOf(update));
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
+    this.mayHaveUnpushed = true;
   }
 
   /** One status commit on `parent`; returns the parent unchanged when the file would not change. */
@@ -121,11 +131,12 @@ export class StatusWriter {
     const attempts = this.options.maxAttempts ?? 8;
     for (let attempt = 1; ; attempt++) {
       const tip = await mirror.revParse(this.pendingRef);
-      if (tip === undefined) return;
+      if (tip === undefined) { this.mayHaveUnpushed = false; return; }
       try {
         await mirror.push(tip, branch);
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
+        this.mayHaveUnpushed = false;
         return;
       } catch (err) {
         if (!(err instanceof GitPushRejectedError)) throw err;
