@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/tree.js';
 import { writeCommit } from '../../src/git/write.js';
-import { SignatureCheckError, sshSigner, verifyCommit, type SignatureTrust } from '../../src/git/verify.js';
+import { SignatureCheckError, VerifyingMirror, sshSigner, verifyCommit, type SignatureTrust } from '../../src/git/verify.js';
 import { git, gitSandbox, type GitSandbox } from '../helpers/git-server.js';
 
 const has = (bin: string): boolean => {
@@ -108,6 +108,41 @@ describe('commit signature verification with real keys', () => {
 
   it('GIVEN a missing signing key THEN the signer is refused up front', () => {
     expect(() => sshSigner(join(sandbox.dir, 'missing-key'))).toThrow(/missing-key: no such file/);
+  });
+
+  it('GIVEN a verifying mirror WHEN the branch moves THEN only signed changes are handed to the agent, status-only commits pass', async () => {
+    const origin = join(sandbox.dir, 'origin');
+    mkdirSync(origin);
+    git(sandbox.env, origin, 'init', '-q');
+    const signedArgs = ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${trustedKey}`, '-c', 'commit.gpgsign=true'];
+    const put = (path: string, args: string[]): string => {
+      mkdirSync(join(origin, path, '..'), { recursive: true });
+      writeFileSync(join(origin, path), `${path} ${Date.now()}\n`);
+      git(sandbox.env, origin, 'add', path);
+      git(sandbox.env, origin, ...args, 'commit', '-q', '-m', `change ${path}`);
+      return git(sandbox.env, origin, 'rev-parse', 'HEAD').trim();
+    };
+    const refusals: string[] = [];
+    const mirror = new VerifyingMirror({
+      dir: join(sandbox.dir, 'mirror'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env,
+      branch: 'main', trust: { allowedSigners: allowedFile }, onRefused: (c, v) => refusals.push(`${c.slice(0, 7)} ${v.reason}`),
+    });
+    await mirror.init();
+    const signed = put('instances/prod/redis.yaml', signedArgs);
+    expect(await mirror.fetch('main')).toBe(signed);
+    // Baton's own (unsigned) status commit on top of a verified change is accepted.
+    const status = put('status/prod/redis.yaml', []);
+    expect(await mirror.fetch('main')).toBe(status);
+    // An unsigned change to desired state is refused: the agent keeps the last verified commit.
+    const unsigned = put('instances/prod/redis.yaml', []);
+    expect(await mirror.fetch('main')).toBe(status);
+    expect(await mirror.fetch('main')).toBe(status);
+    expect(refusals).toEqual([`${unsigned.slice(0, 7)} unsigned`]);
+    expect(mirror.lastRefusal?.verdict.message).toContain(unsigned.slice(0, 12));
+    // A signed fix resumes syncing.
+    const fixed = put('instances/prod/redis.yaml', signedArgs);
+    expect(await mirror.fetch('main')).toBe(fixed);
+    expect(mirror.lastRefusal).toBeUndefined();
   });
 
   describe.skipIf(!has('gpg'))('OpenPGP signatures (gpg is installed)', () => {
