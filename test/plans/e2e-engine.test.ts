@@ -113,12 +113,11 @@ describe('the engine against the simulated cluster', () => {
     const slow = { 'sim.baton.dev/ready-delay-ms': '700' };
     const events: EngineEvent[] = [];
     const p = plan('deploy', [{ name: 'p', strategy: 'parallel', steps: [step('a', [apply(deployment('a', slow))]), step('b', [apply(deployment('b', slow))]), step('c', [apply(deployment('c', slow))])] }]);
-    const started = Date.now();
     const result = await run(instance(), p, events);
     expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    // All three started before any finished: they were in flight together.
     const order = events.filter((e) => e.type === 'step-started' || e.type === 'step-complete').map((e) => e.type);
-    expect(order.slice(0, 3)).toEqual(['step-started', 'step-started', 'step-started']);
-    expect(Date.now() - started).toBeLessThan(3 * 700);
+    expect(order).toEqual(['step-started', 'step-started', 'step-started', 'step-complete', 'step-complete', 'step-complete']);
   });
 
   it('applies a CRD and its custom resource in one batch', async () => {

@@ -113,11 +113,10 @@ describe('the plan engine against an in-memory API', () => {
     h = harness();
     autoReady(h.kube, 100);
     const p = plan('deploy', [{ name: 'p', strategy: 'parallel', steps: [step('one', [apply(cm('one'))]), step('two', [apply(cm('two'))]), step('three', [apply(cm('three'))])] }]);
-    const started = Date.now();
     await h.run({ deploy: p });
-    const seq = types(h.events).filter((t) => t.startsWith('step-'));
-    expect(seq.slice(0, 3).every((t) => t.startsWith('step-started'))).toBe(true);
-    expect(Date.now() - started).toBeLessThan(280);
+    // All three started before any finished: they were in flight together.
+    const seq = types(h.events).filter((t) => t.startsWith('step-')).map((t) => t.split(':')[0]);
+    expect(seq).toEqual(['step-started', 'step-started', 'step-started', 'step-complete', 'step-complete', 'step-complete']);
   });
 
   it('runs the phases of a parallel plan concurrently', async () => {
