@@ -53,12 +53,20 @@ export function checkParamValue(decl: ParamDecl, value: unknown): { code: string
   return out;
 }
 
+const patterns = new Map<string, RegExp | undefined>();
+
+/** Compiles (once per pattern text) a declaration's `pattern`; undefined when it is not a valid RegExp. */
 export function compilePattern(pattern: string): RegExp | undefined {
+  if (patterns.has(pattern)) return patterns.get(pattern);
+  let re: RegExp | undefined;
   try {
-    return new RegExp(pattern, 'u');
+    re = new RegExp(pattern, 'u');
   } catch {
-    return undefined;
+    re = undefined;
   }
+  if (patterns.size > 1000) patterns.clear();
+  patterns.set(pattern, re);
+  return re;
 }
 
 function shortJson(v: unknown): string {

@@ -54,6 +54,8 @@ export interface RendererOptions {
   memoryMb?: number;
   /** Most jobs per worker message. Default 64. */
   maxBatch?: number;
+  /** Node flags for the worker (default none), e.g. `--cpu-prof` when profiling the sandbox. */
+  execArgv?: string[];
 }
 
 interface Pending {
@@ -85,6 +87,7 @@ export class Renderer {
   private readonly timeoutMs: number;
   private readonly memoryMb: number;
   private readonly maxBatch: number;
+  private readonly execArgv: string[];
   private live: Live | undefined;
   private queue: Pending[] = [];
   private retry: { batch: Pending[] }[] = [];
@@ -96,6 +99,7 @@ export class Renderer {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.memoryMb = options.memoryMb ?? 256;
     this.maxBatch = options.maxBatch ?? 64;
+    this.execArgv = options.execArgv ?? [];
   }
 
   /** Renders every template of a job; one output per `job.renders` entry, in order. Never rejects. */
@@ -151,7 +155,7 @@ export class Renderer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       env: {},
-      execArgv: [],
+      execArgv: this.execArgv,
       workerData: { prelude: PRELUDE, jsYamlPath: JS_YAML_PATH },
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
       stdout: true,
