@@ -195,8 +195,7 @@ export class VerifyingMirror extends GitMirror {
   override async fetch(branch: string): Promise<string | undefined> {
     const tip = await super.fetch(branch);
     if (branch !== this.verify.branch || tip === undefined) return tip;
-    const dir = this.verify.statusDir ?? 'status';
-    const target = (await this.read(['log', '-1', '--first-parent', '--format=%H', tip, '--', '.', `:(exclude)${dir}`])).trim() || tip;
+    const target = await this.newestNonStatusCommit(tip);
     const result = this.verdict?.target === target ? this.verdict.result : await verifyCommit(this.dir, target, this.verify.trust);
     const fresh = this.verdict?.target !== target;
     this.verdict = { target, result };
@@ -208,5 +207,19 @@ export class VerifyingMirror extends GitMirror {
     this.lastRefusal = { commit: target, verdict: result };
     if (fresh) this.verify.onRefused?.(target, result);
     return this.lastVerified;
+  }
+
+  /**
+   * Walks the first-parent history down from `tip` past commits that change only files under the
+   * status directory (Baton's write-back); any other commit, empty ones included, is the one to verify.
+   */
+  private async newestNonStatusCommit(tip: string): Promise<string> {
+    const prefix = `${this.verify.statusDir ?? 'status'}/`;
+    const out = await this.read(['log', '--first-parent', '-n', '200', '--format=%x00%H', '--name-only', '--no-renames', tip]);
+    for (const entry of out.split('\0').slice(1)) {
+      const [id = '', ...files] = entry.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      if (files.length === 0 || files.some((f) => !f.startsWith(prefix))) return id;
+    }
+    return tip;
   }
 }
