@@ -8,6 +8,7 @@ import type { Controller } from './runtime/controller.js';
 import { isControlledBy, nameOf, num, ownerKeyOf, randomSuffix, record, scaledValue, spec, stableHash, str } from './runtime/meta.js';
 import { isActive, isAvailable, isReady, podFromTemplate } from './runtime/pods.js';
 import { isSchedulable } from './kubelet/nodes.js';
+import { ensureRevision } from './runtime/revisions.js';
 
 export const DS_HASH_LABEL = 'controller-revision-hash';
 
@@ -77,6 +78,7 @@ export function daemonSetController(): Controller {
     kind: 'DaemonSet',
     watches: [
       { kind: 'Pod', keys: ownerKeyOf('DaemonSet') },
+      { kind: 'ControllerRevision', keys: ownerKeyOf('DaemonSet') },
       { kind: 'Node', keys: (_n, ctx) => ctx.informer('DaemonSet').list().map((ds) => `${ds.metadata.namespace ?? ''}/${nameOf(ds)}`) },
     ],
     async reconcile(key, ctx) {
@@ -85,6 +87,8 @@ export function daemonSetController(): Controller {
       const pods = ctx.informer('Pod').list(ds.metadata.namespace).filter((p) => isControlledBy(p, ds));
       const plan = planDaemonSet(ds, pods, ctx.informer('Node').list(), ctx.clock.now());
       const hash = stableHash(record(spec(ds).template)).slice(0, 10);
+      // Revisions make `kubectl rollout history/undo daemonset` work.
+      await ensureRevision(ds, `${nameOf(ds)}-${hash}`, ctx, hash);
       for (const step of plan.steps) {
         if (step.kind === 'create') {
           const name = `${nameOf(ds)}-${randomSuffix()}`;

@@ -77,6 +77,8 @@ describe('the Deployment rollout step', () => {
     ['unavailable new pods block scaling old ones down', deployment('web', 4, 'nginx:2', strategy(1, 0)), rs(1, 0, 2, 'nginx:2'), [rs(4, 4, 1, 'nginx:1')], 'none'],
     ['available new pods let old ones go', deployment('web', 4, 'nginx:2', strategy(1, 0)), rs(1, 1, 2, 'nginx:2'), [rs(4, 4, 1, 'nginx:1')], 'scale old to 3'],
     ['Recreate scales the old to zero first', deployment('web', 2, 'nginx:2', { strategy: { type: 'Recreate' } }), rs(0, 0, 2, 'nginx:2'), [rs(2, 2, 1, 'nginx:1')], 'scale old to 0'],
+    ['a paused Deployment does not start a rollout', deployment('web', 2, 'nginx:2', { paused: true }), rs(0, 0, 2, 'nginx:2'), [rs(2, 2, 1, 'nginx:1')], 'none'],
+    ['a paused Deployment still scales', deployment('web', 5, 'nginx:2', { paused: true }), rs(2, 2, 2, 'nginx:2'), [rs(0, 0, 1, 'nginx:1')], 'scale new to 5'],
     ['an old template again gets the next revision', deployment('web', 2, 'nginx:1'), rs(0, 0, 1, 'nginx:1'), [rs(2, 2, 2, 'nginx:2')], 'revision 3'],
   ])('%s', (_name, d, newRS, old, expected) => {
     const step = nextStep(d, newRS, old, owner);

@@ -102,6 +102,12 @@ spec:
 `);
     expect(await ok('rollout', 'status', '-n', ns, 'statefulset/db', '--timeout=30s')).toMatch(/partitioned roll out complete|rolling update complete 3 pods/);
     expect(await ok('rollout', 'status', '-n', ns, 'daemonset/agent', '--timeout=30s')).toContain('successfully rolled out');
+    await ok('set', 'image', '-n', ns, 'daemonset/agent', 'main=agent:2');
+    await ok('rollout', 'status', '-n', ns, 'daemonset/agent', '--timeout=30s');
+    expect(await ok('rollout', 'history', '-n', ns, 'daemonset/agent')).toMatch(/1\s+<none>\n2\s+<none>/);
+    await ok('rollout', 'undo', '-n', ns, 'daemonset/agent');
+    await ok('rollout', 'status', '-n', ns, 'daemonset/agent', '--timeout=30s');
+    await until(async () => (await jsonOf('get', 'pods', '-n', ns, '-l', 'app=agent')).items.every((p) => p.spec.containers[0].image === 'agent:1'), 5000, 'agent:1 again');
     const pvcs = await jsonOf('get', 'pvc', '-n', ns);
     expect(pvcs.items.map((p) => `${p.metadata.name}:${p.status.phase}`).sort()).toEqual(['data-db-0:Bound', 'data-db-1:Bound', 'data-db-2:Bound']);
     await ok('rollout', 'restart', '-n', ns, 'statefulset/db');

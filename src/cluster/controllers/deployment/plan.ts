@@ -121,7 +121,11 @@ export function nextStep(deploy: KubeObject, newRS: KubeObject | undefined, old:
     return { kind: 'create', rs: newReplicaSetFor(deploy, initial, maxRevision + 1, ownerRef) };
   }
   if (revisionOf(newRS) < maxRevision) return { kind: 'set-revision', rs: newRS, revision: maxRevision + 1 };
-  if (spec(deploy).paused === true) return { kind: 'none' };
+  // A paused Deployment does not roll out, but still scales (a single ReplicaSet only: no proportional scaling).
+  if (spec(deploy).paused === true) {
+    const only = old.every((rs) => replicasOf(rs) === 0);
+    return only && replicasOf(newRS) !== limits.desired ? { kind: 'scale', rs: newRS, replicas: limits.desired } : { kind: 'none' };
+  }
   if (recreate) return recreateStep(limits, newRS, oldActive);
 
   const wantNew = newReplicas(limits, replicasOf(newRS), old);

@@ -1,39 +1,14 @@
 /** The StatefulSet controller: ControllerRevisions, ordinal pods with claims, status with revisions. */
 import type { KubeObject } from '../../../kube/object.js';
 import type { Controller, ControllerContext } from '../runtime/controller.js';
-import { controllerRef, isControlledBy, nameOf, num, ownerKeyOf, record, records, spec, stableHash, status, str } from '../runtime/meta.js';
+import { isControlledBy, nameOf, ownerKeyOf, record, records, spec, stableHash, status, str } from '../runtime/meta.js';
 import { podFromTemplate } from '../runtime/pods.js';
 import { simAnnotations } from '../sim.js';
+import { ensureRevision } from '../runtime/revisions.js';
 import { claimsFor, ordinalOf, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, statefulStatus, statefulSteps } from './plan.js';
-
-const REVISION_KIND = { apiVersion: 'apps/v1', kind: 'ControllerRevision' } as const;
 
 function revisionName(sts: KubeObject): string {
   return `${nameOf(sts)}-${stableHash(record(spec(sts).template)).slice(0, 10)}`;
-}
-
-/** Ensures the ControllerRevision of the current template exists and carries the highest number. */
-async function ensureRevision(sts: KubeObject, ctx: ControllerContext): Promise<string> {
-  const name = revisionName(sts);
-  const owned = ctx.informer('ControllerRevision').list(sts.metadata.namespace).filter((r) => isControlledBy(r, sts));
-  const max = Math.max(0, ...owned.map((r) => num(r.revision, 0)));
-  const existing = owned.find((r) => nameOf(r) === name);
-  if (existing) {
-    if (num(existing.revision, 0) < max) await ctx.api.patch(existing, { revision: max + 1 });
-    return name;
-  }
-  await ctx.api.create({
-    ...REVISION_KIND,
-    metadata: { name, namespace: sts.metadata.namespace ?? 'default', labels: { ...(record(record(spec(sts).selector).matchLabels) as Record<string, string>), [REVISION_LABEL]: name }, ownerReferences: [controllerRef(sts)] },
-    data: { spec: { template: { ...record(spec(sts).template), $patch: 'replace' } } },
-    revision: max + 1,
-  });
-  // Keep revisionHistoryLimit revisions that no pod uses.
-  const limit = num(spec(sts).revisionHistoryLimit, 10);
-  const inUse = new Set(ctx.informer('Pod').list(sts.metadata.namespace).map((p) => p.metadata.labels?.[REVISION_LABEL]));
-  const idle = owned.filter((r) => !inUse.has(nameOf(r)) && nameOf(r) !== str(status(sts).currentRevision)).sort((a, b) => num(a.revision, 0) - num(b.revision, 0));
-  for (const r of idle.slice(0, Math.max(0, idle.length - limit))) await ctx.api.delete(r);
-  return name;
 }
 
 function podFor(sts: KubeObject, ordinal: number, revision: string, ctx: ControllerContext): KubeObject {
@@ -82,7 +57,7 @@ export function statefulSetController(): Controller {
     async reconcile(key, ctx) {
       const sts = ctx.informer('StatefulSet').get(key);
       if (!sts || sts.metadata.deletionTimestamp !== undefined) return undefined;
-      const updateRevision = await ensureRevision(sts, ctx);
+      const updateRevision = await ensureRevision(sts, revisionName(sts), ctx);
       const currentRevision = str(status(sts).currentRevision) ?? updateRevision;
       const owned = ctx.informer('Pod').list(sts.metadata.namespace).filter((p) => isControlledBy(p, sts));
       const byOrdinal = new Map<number, KubeObject>();
