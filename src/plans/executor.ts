@@ -174,7 +174,8 @@ class Execution_ {
         const error = failureInfo(err, cls.reason, cls.message);
         const delay = cls.class === 'transient' ? this.o.hooks.retryDelayMs(cls, attempt) : undefined;
         if (delay === undefined || this.o.clock.now() + delay >= deadline) {
-          const final = cls.class === 'transient' ? failureInfo(new StepTimeoutError(step.name, step.timeoutSeconds, `retrying ${error.message}`), 'STEP_TIMEOUT', '') : error;
+          // A transient failure that outlives the step's time (or the retry policy) ends the step like a timeout.
+          const final = cls.class === 'transient' ? failureInfo(new StepTimeoutError(step.name, step.timeoutSeconds, `retrying after: ${error.message}`), 'STEP_TIMEOUT', '') : error;
           await this.mutate((r) => withStepState(r, phase.name, step.name, fatal(stepState(r, phase.name, step.name), this.now(), final)));
           this.o.emit({ type: 'step-failed', ...at, error: final });
           return { kind: 'failed', error: final };
