@@ -56,7 +56,7 @@ describe('the CI definitions in repo-template', () => {
     expect(readFileSync(githubOutput, 'utf8')).toContain('exit=0');
     const md = readFileSync(join(repo, 'baton-preview.md'), 'utf8');
     expect(md).toContain('| `shop/cache` | runs `update` | values changed: MAXMEMORY |');
-  });
+  }, 180_000);
 
   it('GitLab CI: the job parses and its validate and preview lines succeed', () => {
     const pipeline = parse(readFileSync(join(ROOT, 'repo-template/.gitlab-ci.yml'), 'utf8')) as {
@@ -70,5 +70,5 @@ describe('the CI definitions in repo-template', () => {
     expect(res.status, res.output).toBe(0);
     expect(res.output).toContain('status=0');
     expect(readFileSync(join(repo, 'baton-preview.md'), 'utf8')).toContain('runs `update`');
-  });
+  }, 180_000);
 });
