@@ -4,7 +4,7 @@
  * the ConfigMaps and Secrets they use, so a config change rolls the pods (as KUDO did).
  */
 import { createHash } from 'node:crypto';
-import { isRecord, type KubeObject } from '../kube/object.js';
+import { isRecord, type KubeObject, type ObjectMeta } from '../kube/object.js';
 import { isClusterScoped } from './kinds.js';
 import {
   ANNOTATION_CONFIG_HASH,
@@ -45,10 +45,11 @@ export function podTemplateOf(obj: KubeObject): Record<string, unknown> | undefi
   }
 }
 
+/** The string map at holder[key] (values stringified), replaced by a fresh copy Baton may add to. */
 function stringMap(holder: Record<string, unknown>, key: 'labels' | 'annotations'): Record<string, string> {
   const current = holder[key];
   const map: Record<string, string> = {};
-  if (isRecord(current)) for (const [k, v] of Object.entries(current)) map[k] = typeof v === 'string' ? v : String(v);
+  if (isRecord(current)) for (const k in current) map[k] = typeof current[k] === 'string' ? current[k] : String(current[k]);
   holder[key] = map;
   return map;
 }
@@ -58,23 +59,32 @@ function metadataOf(holder: Record<string, unknown>): Record<string, unknown> {
   return holder.metadata as Record<string, unknown>;
 }
 
+function addAll(target: Record<string, string>, source: Record<string, string>): void {
+  for (const k in source) target[k] = source[k]!;
+}
+
 /** Adds labels, annotations and namespace in place. */
 export function enhanceObject(obj: KubeObject, ctx: EnhanceContext): void {
-  Object.assign(stringMap(obj.metadata, 'labels'), ctx.labels);
-  Object.assign(stringMap(obj.metadata, 'annotations'), {
-    [ANNOTATION_FRAMEWORK_VERSION]: ctx.frameworkVersion,
-    [ANNOTATION_PLAN]: ctx.plan,
-    [ANNOTATION_PHASE]: ctx.phase,
-    [ANNOTATION_STEP]: ctx.step,
-  });
-  if (!isClusterScoped(obj.kind)) obj.metadata.namespace = ctx.namespace;
+  const meta = obj.metadata;
+  const labels = stringMap(meta, 'labels');
+  addAll(labels, ctx.labels);
+  const annotations = stringMap(meta, 'annotations');
+  annotations[ANNOTATION_FRAMEWORK_VERSION] = ctx.frameworkVersion;
+  annotations[ANNOTATION_PLAN] = ctx.plan;
+  annotations[ANNOTATION_PHASE] = ctx.phase;
+  annotations[ANNOTATION_STEP] = ctx.step;
   // Readable and stable key order: name, namespace, labels, annotations, then whatever the template set.
-  const { name, namespace, labels, annotations, ...rest } = obj.metadata;
-  obj.metadata = { ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}), ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}), ...rest };
+  const ordered: ObjectMeta = {};
+  if (meta.name !== undefined) ordered.name = meta.name;
+  if (!isClusterScoped(obj.kind)) ordered.namespace = ctx.namespace;
+  ordered.labels = labels;
+  ordered.annotations = annotations;
+  for (const k in meta) if (!(k in ordered) && k !== 'namespace') ordered[k] = meta[k];
+  obj.metadata = ordered;
   const pod = podTemplateOf(obj);
-  if (pod) Object.assign(stringMap(metadataOf(pod), 'labels'), ctx.labels);
+  if (pod) addAll(stringMap(metadataOf(pod), 'labels'), ctx.labels);
   if (obj.kind === 'CronJob' && isRecord(obj.spec) && isRecord(obj.spec.jobTemplate)) {
-    Object.assign(stringMap(metadataOf(obj.spec.jobTemplate), 'labels'), ctx.labels);
+    addAll(stringMap(metadataOf(obj.spec.jobTemplate), 'labels'), ctx.labels);
   }
 }
 
