@@ -4,22 +4,13 @@
  * failure classes (src/plans/failure.ts); unit tests inject their own.
  */
 import type { KubeObject } from '../kube/object.js';
-import type { ReadinessRule } from '../render/types.js';
 import { FieldConflictError, GateFailedError, StepTimeoutError } from './errors.js';
 import { CheckpointConflictError } from './checkpoint.js';
 
-export type GateVerdict =
-  | { state: 'done'; message: string }
-  | { state: 'waiting'; message: string }
-  | { state: 'failed'; message: string; reason: string };
-
-export interface GateContext {
-  rules: ReadinessRule[];
-  now: Date;
-  imagePullGraceSeconds: number;
-  /** The whole batch, so a gate can see e.g. the consumer of a WaitForFirstConsumer claim. */
-  batch: KubeObject[];
-}
+// The gates' own types: one definition, shared by the engine and the gates (src/plans/gates/types.ts).
+import type { GateContext, GateResult } from './gates/types.js';
+export type { GateContext } from './gates/types.js';
+export type GateVerdict = GateResult;
 
 export interface FailureClass {
   class: 'transient' | 'terminal';
