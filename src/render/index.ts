@@ -39,3 +39,6 @@ export type { FormatOptions } from './format.js';
 export { formatProblem, formatProblems } from './format.js';
 export { scheduleProblems, isValidTimezone } from './schedules.js';
 export { fileSchemas } from './schemas.js';
+export type { TestCase, LoadedCases } from './test-cases.js';
+export { loadTestCases, testCaseProblems } from './test-cases.js';
+export type { TestCaseDecl, TestStepDecl } from './schemas.js';

@@ -128,9 +128,45 @@ export const repositorySchema = z
 export type RepositoryDecl = z.output<typeof repositorySchema>;
 
 /** Every file kind with its schema, for the JSON Schema generator and the staleness test. */
+const testObjectRef = z.strictObject({ apiVersion: z.string().min(1), kind: z.string().min(1), name: z.string().min(1) });
+
+export const testStepSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  /** The instance's values from this step on (absent: unchanged). */
+  params: z.record(z.string(), z.unknown()).optional(),
+  /** The framework version the instance uses from this step on (default: the version the case belongs to). */
+  version: semver.optional(),
+  /** Run this plan (a one-shot request); absent: the plan the selection rules choose. */
+  plan: z.string().min(1).optional(),
+  args: z.record(z.string(), z.string()).optional(),
+  /** Remove the instance (runs `cleanup`, then deletes what it owns). */
+  remove: z.literal(true).optional(),
+  expect: z.enum(['COMPLETE', 'FATAL_ERROR', 'REFUSED', 'NOTHING', 'REMOVED', 'INVALID']).default('COMPLETE'),
+  /** Objects that must exist, matched partially: every field given must have the given value. */
+  assert: z.array(z.record(z.string(), z.unknown())).default([]),
+  /** Objects that must not exist. */
+  absent: z.array(testObjectRef).default([]),
+});
+
+export const testCaseSchema = z
+  .strictObject({
+    $schema: schemaRef,
+    name: z.string().min(1).optional(),
+    /** Default `test`. */
+    instance: dnsLabel.default('test'),
+    /** Default `baton-test-<file name>`. */
+    namespace: dnsLabel.optional(),
+    params: z.record(z.string(), z.unknown()).default({}),
+    steps: z.array(testStepSchema).min(1),
+  })
+  .describe('Baton framework test case: frameworks/<name>/<version>/tests/<case>.yaml');
+export type TestCaseDecl = z.output<typeof testCaseSchema>;
+export type TestStepDecl = z.output<typeof testStepSchema>;
+
 export const fileSchemas = {
   framework: frameworkSchema,
   params: paramsFileSchema,
   instance: instanceSchema,
   repository: repositorySchema,
+  'test-case': testCaseSchema,
 } as const;

@@ -3,6 +3,7 @@
  * problem (schema, cross-references, schedules, and that every plan renders: with defaults for a
  * framework, with the instance's values for an instance).
  */
+import { testCaseProblems } from './test-cases.js';
 import type { Framework, Instance } from './model.js';
 import { frameworkProblems } from './framework-checks.js';
 import { loadInstanceFramework } from './instance-render.js';
@@ -74,6 +75,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   problems.push(...resolved.problems);
   if (hasErrors(problems)) return problems;
   problems.push(...(await renderAllPlans(fw, { name: 'validate', namespace: 'validate' }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer)));
+  problems.push(...(await testCaseProblems(tree, fw)));
   return problems;
 }
 

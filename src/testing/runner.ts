@@ -13,7 +13,7 @@ import type { DesiredExtras } from '../plans/desired.js';
 import { loadInstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { API_VERSION, RenderProblemsError, maskSensitive, type FileTree, type Renderer } from '../render/index.js';
-import type { TestCase, TestStepDecl } from './case.js';
+import type { TestCase, TestStepDecl } from '../render/index.js';
 import { mismatches } from './match.js';
 import { OverlayTree } from './overlay-tree.js';
 

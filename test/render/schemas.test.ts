@@ -10,6 +10,6 @@ describe('schemas/*.json', () => {
   });
 
   it('every file kind has a schema an editor can reference with $schema', () => {
-    expect(Object.keys(generateJsonSchemas()).sort()).toEqual(['framework.json', 'instance.json', 'params.json', 'repository.json']);
+    expect(Object.keys(generateJsonSchemas()).sort()).toEqual(['framework.json', 'instance.json', 'params.json', 'repository.json', 'test-case.json']);
   });
 });

@@ -141,6 +141,24 @@ describe('baton test', () => {
     }
   });
 
+  it.each([
+    ['a step naming a plan the framework lacks', 'steps: [{ plan: backup }]\n', 'TEST_PLAN_UNKNOWN', /tests\/bad\.yaml:1:\d+/],
+    ['an unknown field', 'steps: [{ bogus: 1 }]\n', 'SCHEMA_UNKNOWN_FIELD', /tests\/bad\.yaml:1:\d+/],
+    ['a malformed file', 'steps: [\n', 'YAML_SYNTAX', /tests\/bad\.yaml/],
+  ])('baton validate reports a test case with %s', async (_name, text, code, where) => {
+    write(`${FW}/tests/bad.yaml`, text);
+    try {
+      const io = captureIO();
+      expect(await main(['node', 'baton', 'validate', FW, '-o', 'json'], io)).toBe(1);
+      const report = JSON.parse(io.out) as { problems: { code: string; file: string; line: number; column: number }[] };
+      const found = report.problems.find((p) => p.code === code);
+      expect(found, io.out).toBeDefined();
+      expect(`${found?.file}:${found?.line}:${found?.column}`).toMatch(where);
+    } finally {
+      rmSync(join(repo, FW, 'tests/bad.yaml'));
+    }
+  });
+
   it('says when there is nothing to run, and rejects a path outside frameworks/', async () => {
     const io = captureIO();
     expect(await main(['node', 'baton', 'test', FW, '--case', 'nope'], io)).toBe(1);

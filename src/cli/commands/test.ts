@@ -11,7 +11,7 @@ import { errorMessage } from '../../errors.js';
 import { createKubeClient, type HttpKubeClient } from '../../kube/index.js';
 import { DirectoryTree, Renderer, frameworkDir, type Problem } from '../../render/index.js';
 import { findRepoRoot, treePath } from '../../render/paths.js';
-import { loadTestCases, type TestCase } from '../../testing/case.js';
+import { loadTestCases, type TestCase } from '../../render/index.js';
 import { frameworksAt, type FrameworkVersion } from '../../testing/discover.js';
 import { runTestCase, type CaseResult, type StepResult } from '../../testing/runner.js';
 import type { CliIO } from '../io.js';
