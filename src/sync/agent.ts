@@ -40,6 +40,8 @@ export interface AgentOptions {
   log?: AgentLog;
   now?: () => Date;
   onPushRetry?: (attempt: number) => void;
+  /** Signs status commits (see git/verify.ts sshSigner). */
+  sign?: (payload: string) => Promise<string>;
   /** Every instance outcome (metrics). */
   onOutcome?: (outcome: RunOutcome) => void;
 }
@@ -80,6 +82,7 @@ export class Agent {
       mirror: options.mirror, store: this.store, branch: options.statusBranch ?? options.branch, author: options.author,
       ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
+      ...(options.sign ? { sign: options.sign } : {}),
     });
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.log = options.log ?? (() => undefined);

@@ -8,6 +8,7 @@ import type { CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
+import { isFinished } from '../plans/state.js';
 import { RenderProblemsError, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
@@ -108,13 +109,16 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
     case 'refused':
       reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: result.refusal.message }, { refusal: { code: result.refusal.code, message: result.refusal.message, at: result.refusal.at } });
       return { outcome: { kind: 'refused', message: result.refusal.message }, status: reporter.last };
-    case 'nothing':
+    case 'nothing': {
+      const settled = reportSettledRun(input, reporter);
+      if (settled) return settled;
       // Record that this desired state was seen, so it is not looked at again.
       if (input.previous === undefined || input.previous.sourceCommit !== input.commit) {
         const t = reporter.transition('observed', reporter.checkpoint?.active?.state.status ?? 'COMPLETE', reporter.checkpoint?.active);
         reporter.write({ ...t, message: result.reason });
       }
       return { outcome: { kind: 'nothing', message: result.reason }, status: reporter.last };
+    }
     case 'removed': {
       const failed = result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete');
       if (failed) {
@@ -127,6 +131,24 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
       return { outcome: { kind: 'removed', message: `${result.report.deleted.length} objects deleted` }, status: undefined };
     }
   }
+}
+
+/**
+ * A plan that finished while its status was not yet committed (the agent was killed between the
+ * two): record its end now, so no transition is missing from history.
+ */
+function reportSettledRun(input: InstanceRunInput, reporter: StatusReporter): { outcome: RunOutcome; status: InstanceStatus | undefined } | undefined {
+  const active = reporter.checkpoint?.active;
+  const reported = input.previous?.currentPlan;
+  if (!active || !isFinished(active.state)) return undefined;
+  if (reported?.id === active.id && reported.state.status === active.state.status) return undefined;
+  if (active.state.status === 'COMPLETE') {
+    reporter.write(reporter.transition('plan-complete', 'COMPLETE', active));
+    return { outcome: { kind: 'complete', plan: active.plan }, status: reporter.last };
+  }
+  const message = active.state.status === 'FATAL_ERROR' ? active.state.message : active.state.status;
+  reporter.write({ ...reporter.transition('plan-failed', active.state.status, active), message });
+  return { outcome: { kind: 'failed', plan: active.plan, message }, status: reporter.last };
 }
 
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {

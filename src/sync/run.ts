@@ -8,6 +8,8 @@ import { ConfigMapCheckpointStore } from '../plans/checkpoint-configmap.js';
 import { defaultHooks } from '../plans/defaults.js';
 import { loadSettings, Renderer } from '../render/index.js';
 import { GitMirror } from '../git/mirror.js';
+import { VerifyingMirror, sshSigner } from '../git/verify.js';
+import { DEFAULT_LEASE_NAMESPACE, leaseNameFor, runAsLeader } from './leader.js';
 import { ObjectStore } from '../git/tree.js';
 import { errorMessage } from '../errors.js';
 import { Agent, type AgentLog, type PassReport } from './agent.js';
@@ -24,7 +26,12 @@ export interface RunAgentIO {
 export interface Explicit { interval: boolean; statusBranch: boolean }
 
 export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunAgentIO, signal?: AbortSignal): Promise<number> {
-  const mirror = new GitMirror({ dir: base.dataDir, remote: { url: base.repo, auth: base.auth } });
+  const mirrorOptions = { dir: base.dataDir, remote: { url: base.repo, auth: base.auth } };
+  // With --verify-signatures the agent only ever sees commits signed by a trusted key (git/verify.ts).
+  const mirror = base.verifySignatures === undefined ? new GitMirror(mirrorOptions) : new VerifyingMirror({
+    ...mirrorOptions, branch: base.branch, trust: { allowedSigners: base.verifySignatures },
+    onRefused: (commit, v) => io.log('error', `refusing commit ${commit.slice(0, 12)}: ${v.message}`, { commit, reason: v.reason }),
+  });
   await mirror.init();
   const tip = await mirror.fetch(base.branch);
   let decl;
@@ -42,19 +49,23 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     author: settings.author, concurrency: settings.concurrency, log: io.log,
     ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}),
     onPushRetry: () => metrics.pushRetries.inc(),
+    ...(settings.signingKey ? { sign: sshSigner(settings.signingKey) } : {}),
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;
-  try {
-    if (server && settings.listen) io.log('info', `listening on ${await server.listen(settings.listen)}`);
+  let stopped: Promise<void> | undefined;
+  const stopAgent = (): Promise<void> => (stopped ??= agent.stop());
+  const loop = async (loopSignal: AbortSignal | undefined): Promise<number> => {
     await agent.start();
     if (settings.once) {
       const report = await agent.pass();
       await agent.drain();
-      return printReport(report, io);
+      const refused = mirror instanceof VerifyingMirror ? mirror.lastRefusal : undefined;
+      if (refused) io.report(`refused ${refused.commit.slice(0, 12)} (${refused.verdict.reason}): ${refused.verdict.message}`);
+      return Math.max(printReport(report, io), refused ? 1 : 0);
     }
-    while (signal?.aborted !== true) {
+    while (loopSignal?.aborted !== true) {
       const started = Date.now();
       try {
         await agent.pass({ wait: false });
@@ -66,11 +77,27 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
       metrics.queueDepth.set(agent.queueDepth);
       // Jitter (±10%) keeps many agents from fetching in lockstep.
       const untilSchedule = (agent.nextScheduleAt() ?? Infinity) - Date.now() + 50;
-      await wake.sleep(Math.max(50, Math.min(settings.intervalMs * (0.9 + Math.random() * 0.2), untilSchedule)), signal);
+      await wake.sleep(Math.max(50, Math.min(settings.intervalMs * (0.9 + Math.random() * 0.2), untilSchedule)), loopSignal);
     }
     return 0;
+  };
+  try {
+    if (server && settings.listen) io.log('info', `listening on ${await server.listen(settings.listen)}`);
+    if (!settings.leaderElection) return await loop(signal);
+    // Only the lease holder acts; it stops (running steps superseded) before releasing the lease.
+    let code = 0;
+    const led = await runAsLeader(
+      { client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log },
+      async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
+      signal,
+    );
+    if (led.kind === 'lost') {
+      io.log('error', 'lost the leader lease; exiting so that a restarted agent waits for it again');
+      return 1;
+    }
+    return code;
   } finally {
-    await agent.stop();
+    await stopAgent();
     await server?.close();
     await renderer.close();
     client.close();

@@ -3,6 +3,7 @@
  * the repository's baton.yaml `agent:` section, and defaults. Bad values are errors naming where
  * they came from and what was expected.
  */
+import { existsSync } from 'node:fs';
 import { BatonError } from '../errors.js';
 import type { RemoteAuth } from '../git/remote.js';
 import type { Identity } from '../git/write.js';
@@ -22,6 +23,11 @@ export interface AgentFlags {
   dataDir?: string;
   concurrency?: string;
   listen?: string;
+  /** true/false from --leader-election / --no-leader-election; undefined: on unless --once. */
+  leaderElection?: boolean;
+  leaseNamespace?: string;
+  verifySignatures?: string;
+  signingKey?: string;
 }
 
 export interface AgentSettings {
@@ -40,6 +46,13 @@ export interface AgentSettings {
   /** host:port for /healthz, /readyz, /metrics and /webhook; undefined: no server. */
   listen?: string;
   webhookSecret?: string;
+  /** One active agent per repository and branch, elected on a Lease (see leader.ts). */
+  leaderElection: boolean;
+  leaseNamespace?: string;
+  /** SSH allowed-signers file: only commits signed by these keys are applied (see git/verify.ts). */
+  verifySignatures?: string;
+  /** SSH private key (no passphrase) that signs status commits. */
+  signingKey?: string;
 }
 
 export class SettingsError extends BatonError {
@@ -64,6 +77,11 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const context = pick(flags.context, 'BATON_CONTEXT');
   const listen = pick(flags.listen, 'BATON_LISTEN');
   const dataDir = pick(flags.dataDir, 'BATON_DATA_DIR');
+  const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
+  const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
+  if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
+  const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
+  if (signingKey && !existsSync(signingKey.value)) throw new SettingsError(signingKey.source, '--signing-key', 'an SSH private key file', signingKey.value);
   const settings: AgentSettings = {
     repo: url,
     branch: pick(flags.branch, 'BATON_BRANCH')?.value ?? 'main',
@@ -78,6 +96,10 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(context ? { context: context.value } : {}),
     ...(listen ? { listen: listen.value } : {}),
     ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
+    leaderElection: flags.leaderElection ?? flags.once !== true,
+    ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
+    ...(verify ? { verifySignatures: verify.value } : {}),
+    ...(signingKey ? { signingKey: signingKey.value } : {}),
   };
   return settings;
 }

@@ -5,6 +5,16 @@ import {
   LeaderElectionError, LeaderElector, formatMicroTime, leaseNameFor, parseMicroTime, runAsLeader, type LeaderClock, type LeaderOptions,
 } from '../../src/sync/leader.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { runAgent } from '../../src/sync/run.js';
+import { resolveSettings } from '../../src/sync/settings.js';
+import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { instance, webFramework } from './fixtures.js';
+import { verifyCommit } from '../../src/git/verify.js';
 
 // Short but real durations: end-to-end takeovers against the simulated API server.
 const FAST = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 } as const;
@@ -175,5 +185,104 @@ describe('leader election against the simulated cluster', () => {
     expect(yaml.stdout).toContain('holderIdentity: agent-kubectl');
     const table = await cluster.kubectl(['get', 'leases', '-n', 'baton-system']);
     expect(table.stdout).toMatch(new RegExp(`${name}\\s+agent-kubectl`));
+  });
+});
+
+describe('baton agent with leader election and signature verification', () => {
+  let sandbox: GitSandbox;
+  let cluster: TestCluster;
+  let kube: HttpKubeClient;
+  let user: WorkClone;
+  let origin: string;
+  let allowed: string;
+  let key: string;
+
+  beforeAll(async () => {
+    sandbox = gitSandbox();
+    cluster = await startTestCluster();
+    kube = await createKubeClient({ url: cluster.url });
+    origin = join(sandbox.dir, 'origin.git');
+    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
+    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+    key = join(sandbox.dir, 'signing-key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ops', '-f', key]);
+    allowed = join(sandbox.dir, 'allowed_signers');
+    writeFileSync(allowed, `ops@example.com ${readFileSync(`${key}.pub`, 'utf8')}`);
+    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
+    user.commit('app, unsigned');
+    await user.push();
+  });
+  afterAll(async () => {
+    kube.close();
+    await cluster.stop();
+    sandbox.cleanup();
+  });
+
+  const capture = (): CliIO & { out: string; err: string } => {
+    const io = { out: '', err: '', isTTY: false, cwd: sandbox.dir, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
+    return io;
+  };
+  const configMap = (): Promise<unknown> => kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'app', namespace: 'team' });
+
+  it('GIVEN --verify-signatures WHEN the commit is unsigned THEN no plan runs and the refusal is reported; a signed commit then deploys', async () => {
+    const once = async (...extra: string[]): Promise<CliIO & { out: string; err: string }> => {
+      const io = capture();
+      await main(['node', 'baton', 'agent', '--repo', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'verify-data'), '--verify-signatures', allowed, ...extra], io);
+      return io;
+    };
+    const refused = await once();
+    expect(refused.exitCode).toBe(1);
+    expect(refused.out).toMatch(/refused [0-9a-f]{12} \(unsigned\): commit [0-9a-f]{12} is not signed/);
+    expect(refused.err).toContain('refusing commit');
+    expect(await configMap()).toBeUndefined();
+
+    user.git('config', 'gpg.format', 'ssh');
+    user.git('config', 'user.signingkey', key);
+    user.git('config', 'commit.gpgsign', 'true');
+    user.commit('signed by ops');
+    await user.push();
+    const applied = await once('--signing-key', key);
+    expect(applied.out).toContain('team/app: deploy COMPLETE');
+    expect(applied.exitCode).toBe(0);
+    expect(await configMap()).toBeDefined();
+    // The status commit the agent pushed is signed with --signing-key and verifies against the same signers.
+    const tip = execFileSync('git', ['--git-dir', origin, 'rev-parse', 'main'], { env: sandbox.env }).toString().trim();
+    expect(execFileSync('git', ['--git-dir', origin, 'log', '-1', '--format=%s', tip], { env: sandbox.env }).toString()).not.toContain('signed by ops');
+    expect(await verifyCommit(origin, tip, { allowedSigners: allowed })).toMatchObject({ verified: true, signer: 'ops@example.com' });
+    // Status-only commits on top of the verified change do not lock the agent out.
+    const again = await once();
+    expect(again.out).toContain('nothing to do');
+    expect(again.exitCode).toBe(0);
+  });
+
+  it('GIVEN two agents in loop mode WHEN the leader shuts down THEN it releases the lease and the other takes over', async () => {
+    const name = leaseNameFor(origin, 'main');
+    const holder = async (): Promise<string | undefined> => {
+      const lease = await kube.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name, namespace: 'baton-system' });
+      return isRecord(lease?.spec) && typeof lease.spec.holderIdentity === 'string' ? lease.spec.holderIdentity : undefined;
+    };
+    const start = (dir: string): { stop: AbortController; done: Promise<number>; log: string[] } => {
+      const stop = new AbortController();
+      const log: string[] = [];
+      const settings = resolveSettings({ repo: origin, kubeconfig: cluster.kubeconfigPath, dataDir: join(sandbox.dir, dir), interval: '200ms' }, {}, sandbox.dir);
+      const done = runAgent(settings, { interval: true, statusBranch: false }, { log: (level, msg) => log.push(`${level} ${msg}`), report: () => undefined }, stop.signal);
+      return { stop, done, log };
+    };
+    const a = start('agent-a');
+    await until(() => a.log.some((l) => l.includes('became leader')), 10_000);
+    const first = await holder();
+    expect(first).toMatch(/_\d+_[0-9a-f]{8}$/);
+    const b = start('agent-b');
+    await until(() => b.log.some((l) => l.includes('held by another agent')), 10_000);
+    expect(b.log.some((l) => l.includes('became leader'))).toBe(false);
+    a.stop.abort();
+    expect(await a.done).toBe(0);
+    await until(() => b.log.some((l) => l.includes('became leader')), 5_000);
+    const second = await holder();
+    expect(second).not.toBe(first);
+    b.stop.abort();
+    expect(await b.done).toBe(0);
+    expect(await holder()).toBe('');
   });
 });
