@@ -19,6 +19,11 @@ export function registerAgent(program: Command, io: CliIO): void {
     .option('--data-dir <dir>', "the agent's persistent bare clone ($BATON_DATA_DIR, default ~/.cache/baton/repos/<hash>)")
     .option('--concurrency <n>', 'instances whose plans run at once ($BATON_CONCURRENCY or baton.yaml agent.concurrency, default 4)')
     .option('--listen <host:port>', 'serve /healthz, /readyz, /metrics and /webhook ($BATON_LISTEN)')
+    .option('--leader-election', 'one active agent per repository and branch, elected on a Lease (default, except with --once)')
+    .option('--no-leader-election', 'run without leader election')
+    .option('--lease-namespace <namespace>', 'namespace of the leader Lease ($BATON_LEASE_NAMESPACE, default baton-system)')
+    .option('--verify-signatures <allowed-signers-file>', 'apply only commits signed by a key in this SSH allowed-signers file ($BATON_VERIFY_SIGNATURES)')
+    .option('--signing-key <ssh-private-key>', 'sign status commits with this SSH key, no passphrase ($BATON_SIGNING_KEY)')
     .action(async (flags: AgentFlags) => {
       const settings = resolveSettings(flags, process.env, io.cwd);
       const log: AgentLog = (level, message, fields = {}) => {
