@@ -3,11 +3,21 @@ import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runAgent } from '../../src/sync/run.js';
 import { resolveSettings } from '../../src/sync/settings.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { git, gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { instance, webFramework } from './fixtures.js';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+/** Waits until the origin holds at least `count` agent status commits. */
+async function untilAgentCommits(origin: string, env: NodeJS.ProcessEnv, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const n = git(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly)', 'main').split('\n').filter(Boolean).length;
+    if (n >= count) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('an agent killed at random moments while plans run and others push', () => {
   let sandbox: GitSandbox;
@@ -39,7 +49,9 @@ describe('an agent killed at random moments while plans run and others push', ()
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
       const exited = new Promise((r) => child.once('exit', r));
-      await new Promise((r) => setTimeout(r, 2500 + Math.random() * 2000));
+      // Kill only once this agent is at work (start-up under load varies), at a random moment after.
+      await untilAgentCommits(origin, sandbox.env, round + 1, 30_000);
+      await new Promise((r) => setTimeout(r, Math.random() * 1500));
       // Someone else pushes meanwhile: the agent's status pushes must rebase on it.
       await user.pull();
       user.write(`notes/round-${round}.txt`, 'x\n');
