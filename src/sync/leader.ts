@@ -7,6 +7,7 @@
  * the lease (empty holder) so a waiting agent takes over at its next retry.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BatonError, errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
@@ -60,9 +61,36 @@ export function leaseNameFor(repo: string, branch: string): string {
   return `baton-agent-${createHash('sha256').update(`${repo}#${branch}`).digest('hex').slice(0, 12)}`;
 }
 
-/** hostname + pid + random suffix, unique even for two agents in one process. */
+/** The pid namespace's inode ('0' when unknown): pids mean the same process only within one. */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
+/** hostname + pid namespace + pid + random suffix, unique even for two agents in one process. */
 export function defaultIdentity(): string {
-  return `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  return `${hostname()}_${pidNamespace()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * True when `holder` is an identity from this host and pid namespace whose process no longer exists
+ * (an agent killed and restarted on the same machine): its lease can be taken at once instead of
+ * after the lease duration.
+ */
+export function holderIsDeadLocalProcess(holder: string): boolean {
+  const m = /^(.*)_(\d+)_(\d+)_[0-9a-f]{8}$/.exec(holder);
+  if (!m || m[1] !== hostname() || m[2] === '0' || m[2] !== pidNamespace()) return false;
+  const pid = Number(m[3]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /** Kubernetes MicroTime: RFC 3339 in UTC with exactly 6 fractional digits. */
@@ -154,7 +182,7 @@ export class LeaderElector {
     if (this.observed?.key !== key) this.observed = { key, at: now };
     const holder = spec.holderIdentity ?? '';
     const mine = holder === this.identity;
-    if (!mine && holder !== '' && !this.expired(spec, now)) {
+    if (!mine && holder !== '' && !this.expired(spec, now) && !holderIsDeadLocalProcess(holder)) {
       this.observedHolderIsOther = true;
       return false;
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { isRecord } from '../../src/kube/object.js';
 import {
-  LeaderElectionError, LeaderElector, formatMicroTime, leaseNameFor, parseMicroTime, runAsLeader, type LeaderClock, type LeaderOptions,
+  LeaderElectionError, LeaderElector, defaultIdentity, formatMicroTime, holderIsDeadLocalProcess, leaseNameFor, parseMicroTime, runAsLeader, type LeaderClock, type LeaderOptions,
 } from '../../src/sync/leader.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { execFileSync } from 'node:child_process';
@@ -134,6 +134,18 @@ describe('leader election against the simulated cluster', () => {
     expect(spec).toMatchObject({ holderIdentity: 'agent-next', leaseTransitions: 1 });
     // The old leader, back from the dead, finds the lease taken and does not lead.
     expect(await dead.tryAcquireOrRenew()).toBe(false);
+  });
+
+  it('GIVEN a lease held by a killed agent on this host WHEN a restarted agent tries THEN it takes the lease at once', async () => {
+    const name = leaseName();
+    const gone = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).toString();
+    const deadIdentity = defaultIdentity().replace(/_\d+_([0-9a-f]{8})$/, `_${gone}_$1`);
+    expect(holderIsDeadLocalProcess(deadIdentity)).toBe(true);
+    expect(holderIsDeadLocalProcess(defaultIdentity())).toBe(false);
+    expect(holderIsDeadLocalProcess(`other-host_1_${gone}_0123abcd`)).toBe(false);
+    expect(await elector(name, deadIdentity, { leaseDurationMs: 60_000, renewDeadlineMs: 40_000 }).tryAcquireOrRenew()).toBe(true);
+    expect(await elector(name, 'agent-restarted', { leaseDurationMs: 60_000, renewDeadlineMs: 40_000 }).tryAcquireOrRenew()).toBe(true);
+    expect(await leaseSpec(name)).toMatchObject({ holderIdentity: 'agent-restarted', leaseTransitions: 1 });
   });
 
   it('GIVEN a leader whose lease is taken over WHEN it next renews THEN its work is aborted (lost)', async () => {
