@@ -18,7 +18,12 @@ import {
   type Renderer,
   type RenderedPlan,
 } from '../render/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { ConfigMapCheckpointStore } from './checkpoint-configmap.js';
+import { defaultHooks } from './defaults.js';
 import { desiredStateOf, type DesiredExtras } from './desired.js';
+import type { EventListener } from './events.js';
+import { reconcile, type ReconcileResult } from './reconcile.js';
 import type { DesiredState } from './selection.js';
 
 export interface InstanceSource {
@@ -65,4 +70,22 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
       return refs;
     },
   };
+}
+
+/**
+ * One reconcile of a loaded instance with the standard wiring (cluster checkpoint ConfigMap, the real
+ * gates and failure classes), as `baton apply` and `baton test` run it.
+ */
+export function reconcileSource(client: KubeClient, source: InstanceSource, onEvent?: EventListener): Promise<ReconcileResult> {
+  return reconcile({
+    client,
+    store: new ConfigMapCheckpointStore(client),
+    hooks: defaultHooks(),
+    instance: { name: source.instance.name, namespace: source.instance.namespace },
+    framework: source.framework.name,
+    desired: source.desired,
+    render: source.render,
+    renderedObjects: source.renderedObjects,
+    ...(onEvent ? { onEvent } : {}),
+  });
 }

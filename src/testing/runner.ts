@@ -7,11 +7,9 @@ import jsYaml from 'js-yaml';
 import { errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, type ObjectRef } from '../kube/object.js';
-import { ConfigMapCheckpointStore } from '../plans/checkpoint-configmap.js';
-import { defaultHooks } from '../plans/defaults.js';
 import type { DesiredExtras } from '../plans/desired.js';
-import { loadInstanceSource } from '../plans/instance-source.js';
-import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
+import { loadInstanceSource, reconcileSource } from '../plans/instance-source.js';
+import type { ReconcileResult } from '../plans/reconcile.js';
 import { API_VERSION, RenderProblemsError, maskSensitive, type FileTree, type Renderer } from '../render/index.js';
 import type { TestCase, TestStepDecl } from '../render/index.js';
 import { mismatches } from './match.js';
@@ -76,16 +74,7 @@ async function runStep(options: RunCaseOptions, tree: FileTree, instanceFile: st
   try {
     const source = await loadInstanceSource(tree, instanceFile, options.renderer, extras);
     secrets = source.sensitiveValues;
-    const result = await reconcile({
-      client: options.client,
-      store: new ConfigMapCheckpointStore(options.client),
-      hooks: defaultHooks(),
-      instance: { name: source.instance.name, namespace: source.instance.namespace },
-      framework: source.framework.name,
-      desired: source.desired,
-      render: source.render,
-      renderedObjects: source.renderedObjects,
-    });
+    const result = await reconcileSource(options.client, source);
     [outcome, message] = outcomeOf(result);
   } catch (err) {
     outcome = 'INVALID';

@@ -10,13 +10,11 @@ import { Command, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../../errors.js';
 import { createKubeClient } from '../../kube/http-client.js';
 import type { KubeClient } from '../../kube/client.js';
-import { ConfigMapCheckpointStore } from '../../plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../plans/defaults.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import type { EngineEvent } from '../../plans/events.js';
-import { loadInstanceSource, type InstanceSource } from '../../plans/instance-source.js';
+import { loadInstanceSource, reconcileSource, type InstanceSource } from '../../plans/instance-source.js';
 import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js';
-import { reconcile, type ReconcileResult } from '../../plans/reconcile.js';
+import type { ReconcileResult } from '../../plans/reconcile.js';
 import { DirectoryTree, maskSensitive, RenderProblemsError, Renderer } from '../../render/index.js';
 import type { CliIO } from '../io.js';
 
@@ -60,17 +58,7 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
-    const result = await reconcile({
-      client,
-      store: new ConfigMapCheckpointStore(client),
-      hooks: defaultHooks(),
-      instance: { name: source.instance.name, namespace: source.instance.namespace },
-      framework: source.framework.name,
-      desired: source.desired,
-      render: source.render,
-      renderedObjects: source.renderedObjects,
-      onEvent: print.event,
-    });
+    const result = await reconcileSource(client, source, print.event);
     print.done();
     if (flags.output === 'json') io.stdout(`${JSON.stringify(mask(resultJson(source, result)), null, 2)}\n`);
     else io.stdout(`${mask(resultLine(result))}\n`);
