@@ -4,6 +4,14 @@
  */
 import { main } from './main.js';
 
+// `baton history | head`: when the reader goes away, stop quietly as Unix tools do, not with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

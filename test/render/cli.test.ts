@@ -1,5 +1,5 @@
 /** `baton validate`, `baton render` and `baton init` run in-process against fixture repositories. */
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
@@ -123,6 +123,8 @@ describe('baton init', () => {
     const io = captureIO();
     expect(await main(['node', 'baton', 'init', dir], io)).toBe(0);
     expect(existsSync(join(dir, '.git'))).toBe(true);
+    // On `main`, the branch the agent watches by default, whatever git's own default is.
+    expect(readFileSync(join(dir, '.git/HEAD'), 'utf8').trim()).toBe('ref: refs/heads/main');
     expect(load(String(await import('node:fs').then((fs) => fs.readFileSync(join(dir, 'baton.yaml'), 'utf8'))))).toBeTruthy();
   });
 });

@@ -50,7 +50,8 @@ async function runInit(io: CliIO, target: string): Promise<number> {
   try {
     await mkdir(target, { recursive: true });
     await cp(source, target, { recursive: true, errorOnExist: true, force: false });
-    await promisify(execFile)('git', ['init', '--quiet', target], { timeout: 30_000 });
+    // The agent watches `main` by default: start there whatever the user's git default branch is.
+    await promisify(execFile)('git', ['init', '--quiet', '--initial-branch=main', target], { timeout: 30_000 });
   } catch (err) {
     io.stderr(`error: ${errorMessage(err)}\n`);
     return 1;
