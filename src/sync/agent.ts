@@ -7,6 +7,7 @@
  */
 import type { KubeClient } from '../kube/client.js';
 import type { CheckpointStore } from '../plans/checkpoint.js';
+import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import type { Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
@@ -44,6 +45,8 @@ export interface AgentOptions {
   sign?: (payload: string) => Promise<string>;
   /** Every instance outcome (metrics). */
   onOutcome?: (outcome: RunOutcome) => void;
+  /** Every engine progress event of every instance (metrics). */
+  onEngineEvent?: EventListener;
 }
 
 export interface InstanceReport {
@@ -199,7 +202,7 @@ export class Agent {
         const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
         try {
           const { outcome, status } = await runInstance(
-            { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString() },
+            { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}) },
             { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
           );
           this.options.onOutcome?.(outcome);

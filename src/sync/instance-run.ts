@@ -3,6 +3,7 @@
  * removed, from the commit it was last applied at), reconcile through the plan engine, and report
  * every transition to the status writer. Bad content refuses this instance only.
  */
+import type { EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
 import type { CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
@@ -36,6 +37,8 @@ export interface InstanceRunDeps {
   store: ObjectStore;
   writer: StatusWriter;
   now: () => string;
+  /** Every engine event, after the status reporter saw it (metrics). */
+  onEngineEvent?: EventListener;
 }
 
 export interface InstanceRunInput {
@@ -87,7 +90,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     desired: source.desired,
     render: (plan, args) => source.render(plan, args),
     renderedObjects: () => source.renderedObjects(),
-    onEvent: reporter.onEvent,
+    onEvent: deps.onEngineEvent ? (e) => { reporter.onEvent(e); deps.onEngineEvent?.(e); } : reporter.onEvent,
     ...(input.signal ? { signal: input.signal } : {}),
   });
   return reportResult(deps, input, reporter, result);

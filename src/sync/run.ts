@@ -51,6 +51,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onPushRetry: () => metrics.pushRetries.inc(),
     ...(settings.signingKey ? { sign: sshSigner(settings.signingKey) } : {}),
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
+    onEngineEvent: (e) => metrics.observe(e),
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;

@@ -20,6 +20,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
   let renderer: Renderer;
   let user: WorkClone;
   let agent: Agent;
+  const engineEvents: string[] = [];
   let origin: string;
 
   beforeAll(async () => {
@@ -36,7 +37,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     user.commit('two web instances');
     await user.push();
     const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
-    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20 });
+    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20, onEngineEvent: (e) => engineEvents.push(`${e.instance.name}:${e.type}`) });
     await agent.start();
   });
   afterAll(async () => {
@@ -58,6 +59,8 @@ describe('the agent against a Git repository and the simulated cluster', () => {
   it('GIVEN new instance files WHEN the agent polls THEN each deploys and its status is committed with trailers', async () => {
     const report = await agent.pass();
     expect(outcomes(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+    // Engine progress reaches the agent's subscribers (the step-duration metric).
+    expect(engineEvents).toEqual(expect.arrayContaining(['site:step-started', 'site:step-complete', 'blog:plan-complete']));
     expect(await configMap('site')).toMatchObject({ value: 'one' });
     const status = await statusOf('site');
     expect(status).toMatchObject({ state: 'COMPLETE', framework: { name: 'web', version: '1.0.0' }, currentPlan: { plan: 'deploy' } });
