@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { instance, webFramework } from './fixtures.js';
+import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 function captureIO(cwd: string): CliIO & { out: string; err: string } {
   const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
@@ -18,21 +17,18 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
   let user: WorkClone;
   let origin: string;
 
+  let world: AgentWorld;
+
   beforeAll(async () => {
-    sandbox = gitSandbox();
-    cluster = await startTestCluster();
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    world = await agentWorld();
+    ({ sandbox, cluster, origin, user } = world);
     user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
     user.write('baton.yaml', 'apiVersion: baton.dev/v1alpha1\nkind: Repository\nagent:\n  author: { name: Ops Bot, email: ops@example.com }\n');
     user.commit('app');
     await user.push();
   });
   afterAll(async () => {
-    await cluster.stop();
-    sandbox.cleanup();
+    await world.stop();
   });
 
   const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {

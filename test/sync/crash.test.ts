@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runAgent } from '../../src/sync/run.js';
 import { resolveSettings } from '../../src/sync/settings.js';
-import { git, gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { instance, webFramework } from './fixtures.js';
+import { git, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e', 'f'];
 
@@ -25,20 +25,17 @@ describe('an agent killed at random moments while plans run and others push', ()
   let user: WorkClone;
   let origin: string;
 
+  let world: AgentWorld;
+
   beforeAll(async () => {
-    sandbox = gitSandbox();
-    cluster = await startTestCluster();
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+    world = await agentWorld();
+    ({ sandbox, cluster, origin, user } = world);
     for (const n of NAMES) user.write(`instances/crash/${n}.yaml`, instance({ VALUE: n }));
     user.commit('six instances');
     await user.push();
   });
   afterAll(async () => {
-    await cluster.stop();
-    sandbox.cleanup();
+    await world.stop();
   });
 
   it('GIVEN SIGKILLs during plans and concurrent pushes WHEN the agent restarts THEN every plan completes and every plan end is in git log', async () => {

@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+
 /** Inline GitOps repository content for agent tests: a tiny framework whose objects are ready at once. */
 export const API = 'apiVersion: baton.dev/v1alpha1';
 
@@ -33,4 +38,35 @@ export function instance(params: Record<string, string | number> = {}, version =
   const entries = Object.entries(params);
   if (entries.length > 0) lines.push('params:', ...entries.map(([k, v]) => `  ${k}: ${typeof v === 'number' ? v : JSON.stringify(v)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The world of an agent end-to-end test: a git sandbox, a simulated cluster, a bare origin and a user's
+ * work clone holding the `web` framework (not yet committed, so tests add their instances first).
+ */
+export interface AgentWorld {
+  sandbox: GitSandbox;
+  cluster: TestCluster;
+  origin: string;
+  user: WorkClone;
+  stop(): Promise<void>;
+}
+
+export async function agentWorld(): Promise<AgentWorld> {
+  const sandbox = gitSandbox();
+  const cluster = await startTestCluster();
+  const origin = join(sandbox.dir, 'origin.git');
+  execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
+  const user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+  for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
+  return {
+    sandbox,
+    cluster,
+    origin,
+    user,
+    stop: async () => {
+      await cluster.stop();
+      sandbox.cleanup();
+    },
+  };
 }

@@ -7,19 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { KubeClient, ListResult, WatchEvent, WatchOptions } from '../../../src/kube/client.js';
 import { KubeApiError } from '../../../src/kube/errors.js';
 import type { KubeObject, ObjectRef } from '../../../src/kube/object.js';
-import { isRecord } from '../../../src/kube/object.js';
+// The same RFC 7386 merge the simulated store applies.
+import { mergePatch } from '../../../src/cluster/store/patch/merge.js';
 
 interface Logged { rv: number; event: WatchEvent; key: string }
-
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return patch;
-  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
 
 const clone = <T>(v: T): T => structuredClone(v);
 
