@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
@@ -9,9 +8,9 @@ import { Renderer } from '../../src/render/index.js';
 import { Agent, type PassReport } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { instance, webFramework } from './fixtures.js';
+import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 describe('the agent against a Git repository and the simulated cluster', () => {
   let sandbox: GitSandbox;
@@ -23,15 +22,13 @@ describe('the agent against a Git repository and the simulated cluster', () => {
   const engineEvents: string[] = [];
   let origin: string;
 
+  let world: AgentWorld;
+
   beforeAll(async () => {
-    sandbox = gitSandbox();
-    cluster = await startTestCluster();
+    world = await agentWorld();
+    ({ sandbox, cluster, origin, user } = world);
     client = await createKubeClient({ url: cluster.url });
     renderer = new Renderer();
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
     user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
     user.write('instances/shop/blog.yaml', instance());
     user.commit('two web instances');
@@ -44,8 +41,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     await agent.stop();
     await renderer.close();
     client.close();
-    await cluster.stop();
-    sandbox.cleanup();
+    await world.stop();
   });
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));

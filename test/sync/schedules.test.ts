@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterRun, dueRun, scheduleStatus } from '../../src/sync/schedules.js';
 import { GitMirror } from '../../src/git/index.js';
@@ -9,9 +8,9 @@ import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { API, webFramework } from './fixtures.js';
+import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { agentWorld, API, type AgentWorld } from './fixtures.js';
 
 const nightly = { plan: 'backup', cron: '0 3 * * *', timezone: 'Europe/Berlin' };
 const at = (iso: string): Date => new Date(iso);
@@ -48,15 +47,13 @@ describe('scheduled plans run by the agent', () => {
   let origin: string;
   let clock = at('2026-03-01T01:00:00Z');
 
+  let world: AgentWorld;
+
   beforeAll(async () => {
-    sandbox = gitSandbox();
-    cluster = await startTestCluster();
+    world = await agentWorld();
+    ({ sandbox, cluster, origin, user } = world);
     client = await createKubeClient({ url: cluster.url });
     renderer = new Renderer();
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
     user.write('instances/data/db.yaml', `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: UTC, args: { LABEL: nightly } }\n`);
     user.commit('db with a nightly backup');
     await user.push();
@@ -64,8 +61,7 @@ describe('scheduled plans run by the agent', () => {
   afterAll(async () => {
     await renderer.close();
     client.close();
-    await cluster.stop();
-    sandbox.cleanup();
+    await world.stop();
   });
 
   const newAgent = async (): Promise<Agent> => {
