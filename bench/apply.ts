@@ -1,7 +1,8 @@
 /**
- * `npm run bench -- apply [--n 500] [--rounds 10]`: one plan step whose batch holds N ConfigMaps,
- * applied to the simulated cluster by Baton's engine and, in the same run, by `kubectl apply
- * --server-side` of the same objects; then the latency from an object becoming ready to the next
+ * `npm run bench -- apply [--n 500] [--repeat 3] [--rounds 10]`: one plan step whose batch holds N
+ * ConfigMaps, applied to the simulated cluster by Baton's engine and, in the same run, by `kubectl apply
+ * --server-side` of the same objects (after one unmeasured warm-up round each, `--repeat` alternating
+ * rounds, medians); then the latency from an object becoming ready to the next
  * step starting (a framework readiness rule on a ConfigMap field that the bench flips).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -55,28 +56,48 @@ async function runPlan(client: KubeClient, namespace: string, steps: RenderedSte
   if (result.kind !== 'ran' || result.execution.outcome !== 'complete') throw new Error(`bench plan did not complete: ${JSON.stringify(result).slice(0, 500)}`);
 }
 
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 500);
   const rounds = numberArg(args, 'rounds', 10);
+  const repeat = numberArg(args, 'repeat', 3);
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-apply-'));
   const server = await clusterProcess(join(dir, 'kubeconfig'));
   const cluster = { kubeconfigPath: join(dir, 'kubeconfig') };
   const client = await createKubeClient({ kubeconfigPath: cluster.kubeconfigPath });
   try {
     const objects = (ns: string): KubeObject[] => Array.from({ length: n }, (_, i) => configMap(ns, `cm-${String(i).padStart(4, '0')}`, { index: String(i), ready: 'yes' }));
-    // Baton: one step, one batch of n objects.
-    const t0 = performance.now();
-    await runPlan(client, 'bench-baton', [{ name: 'all', timeoutSeconds: 600, actions: objects('bench-baton').map((object) => ({ action: 'apply', object, task: 'all', template: 'cm.yaml.ejs', force: false })) }]);
-    const batonMs = performance.now() - t0;
-
-    // kubectl: the same objects as one file, server-side apply (namespace created first, as Baton does).
-    const file = join(dir, 'objects.yaml');
-    writeFileSync(file, objects('bench-kubectl').map((o) => JSON.stringify(o)).join('\n---\n'));
     const kubectl = ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', join(dir, 'cache')];
-    await run$('kubectl', [...kubectl, 'create', 'namespace', 'bench-kubectl']);
-    const t1 = performance.now();
-    await run$('kubectl', [...kubectl, 'apply', '--server-side', '-f', file], { maxBuffer: 64 << 20 });
-    const kubectlMs = performance.now() - t1;
+    const baton = async (ns: string): Promise<number> => {
+      const t = performance.now();
+      await runPlan(client, ns, [{ name: 'all', timeoutSeconds: 600, actions: objects(ns).map((object) => ({ action: 'apply', object, task: 'all', template: 'cm.yaml.ejs', force: false })) }]);
+      return performance.now() - t;
+    };
+    // kubectl: the same objects as one file, server-side apply (namespace created first, as Baton does).
+    const kubectlApply = async (ns: string): Promise<number> => {
+      const file = join(dir, `${ns}.yaml`);
+      writeFileSync(file, objects(ns).map((o) => JSON.stringify(o)).join('\n---\n'));
+      await run$('kubectl', [...kubectl, 'create', 'namespace', ns]);
+      const t = performance.now();
+      await run$('kubectl', [...kubectl, 'apply', '--server-side', '-f', file], { maxBuffer: 64 << 20 });
+      return performance.now() - t;
+    };
+    // One unmeasured round each warms the server (JIT, discovery cache) so that neither side pays for
+    // going first; then alternate rounds and take each side's median.
+    await baton('bench-warm-baton');
+    await kubectlApply('bench-warm-kubectl');
+    const batonRuns: number[] = [];
+    const kubectlRuns: number[] = [];
+    for (let r = 0; r < repeat; r++) {
+      batonRuns.push(await baton(`bench-baton-${r}`));
+      kubectlRuns.push(await kubectlApply(`bench-kubectl-${r}`));
+    }
+    const batonMs = median(batonRuns);
+    const kubectlMs = median(kubectlRuns);
 
     // Ready -> next step: the first step waits on a ConfigMap the bench marks ready at a known time.
     const latencies: number[] = [];
@@ -103,6 +124,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const round = (x: number): number => Math.round(x * 10) / 10;
     return {
       objects: n,
+      repeat,
       batonMs: round(batonMs),
       kubectlMs: round(kubectlMs),
       speedup: round(kubectlMs / batonMs),
