@@ -14,7 +14,7 @@ import { errorMessage } from '../errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
-import { runInstance, type RunOutcome } from './instance-run.js';
+import { reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
 import { StatusWriter } from './status-writer.js';
@@ -47,7 +47,22 @@ export interface AgentOptions {
   onOutcome?: (outcome: RunOutcome) => void;
   /** Every engine progress event of every instance (metrics). */
   onEngineEvent?: EventListener;
+  /**
+   * The branch tip refused by signature verification, if it is refused now (see git/verify.ts
+   * VerifyingMirror.lastRefusal): the mirror then hands the agent the last verified commit, and the
+   * agent writes the refusal into the status of every instance the refused commit changes.
+   */
+  commitRefusal?: () => CommitRefusal | undefined;
 }
+
+export interface CommitRefusal {
+  commit: string;
+  reason: 'unsigned' | 'untrusted' | 'bad';
+  message: string;
+}
+
+const REFUSAL_CODES: Record<CommitRefusal['reason'], string> = { unsigned: 'COMMIT_UNSIGNED', untrusted: 'COMMIT_UNTRUSTED', bad: 'COMMIT_BAD_SIGNATURE' };
+const isSignatureRefusal = (status: InstanceStatus | undefined): boolean => Object.values(REFUSAL_CODES).includes(status?.refusal?.code ?? '');
 
 export interface InstanceReport {
   instance: string;
@@ -78,6 +93,8 @@ export class Agent {
   private readonly nextRuns = new Map<string, ScheduleStatus[]>();
   private readonly slotsStarted = new Set<string>();
   private readonly log: AgentLog;
+  /** The refused commit whose refusals are written, and the instances it changes (they do not run). */
+  private refused: { commit: string; keys: Set<string> } | undefined;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -106,15 +123,17 @@ export class Agent {
   async pass(options: { wait?: boolean } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
     const commit = await mirror.fetch(branch);
+    const refusalReports = await this.noteCommitRefusal(commit);
     if (commit === undefined) {
-      this.log('warn', `branch ${branch} does not exist in the repository yet`);
-      return { commit, reports: [] };
+      if (refusalReports.length === 0) this.log('warn', `branch ${branch} does not exist in the repository yet`);
+      await this.writer.flush();
+      return { commit, reports: refusalReports };
     }
     // Nothing new: same commit, no plan running, no schedule due. The cheap common case of a poll.
     const due = this.nextScheduleAt();
     if (commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime())) {
       await this.writer.flushIfPending();
-      return { commit, reports: [] };
+      return { commit, reports: refusalReports };
     }
     const tree = await this.store.at(commit);
     await this.loadStatuses();
@@ -126,16 +145,71 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
+      if (this.refused?.keys.has(key) === true) continue;
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
     if (options.wait === false) {
       void Promise.all(jobs).then((reports) => { if (!reports.some(retryable)) this.lastCommit = commit; });
-      return { commit, reports: [] };
+      return { commit, reports: refusalReports };
     }
     const reports = await Promise.all(jobs);
     await this.writer.flush();
     if (!reports.some(retryable)) this.lastCommit = commit;
-    return { commit, reports };
+    return { commit, reports: [...refusalReports, ...reports] };
+  }
+
+  /**
+   * Signature verification refused the branch tip: once per refused commit, write the refusal into
+   * the status of each instance whose desired state that commit changes (compared with the last
+   * verified commit, or every instance when none verified yet). Those instances keep what runs now;
+   * nothing is applied for them until a verified commit arrives. When the refusal clears, a full pass
+   * runs so that their status is rewritten.
+   */
+  private async noteCommitRefusal(verified: string | undefined): Promise<InstanceReport[]> {
+    const refusal = this.options.commitRefusal?.();
+    if (refusal === undefined) {
+      if (this.refused !== undefined) {
+        this.refused = undefined;
+        this.lastCommit = undefined;
+      }
+      return [];
+    }
+    if (this.refused?.commit === refusal.commit) return [];
+    await this.loadStatuses();
+    const refusedDesired = await scanDesired(await this.store.at(refusal.commit), this.parseCache);
+    const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
+    const keys = new Set([...refusedDesired.keys(), ...verifiedDesired.keys()].filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, verifiedDesired.get(k)?.fingerprint)));
+    this.refused = { commit: refusal.commit, keys };
+    const code = REFUSAL_CODES[refusal.reason];
+    const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
+    const reports: InstanceReport[] = [];
+    for (const id of keys) {
+      const previous = this.statuses.get(id);
+      // Written before (this agent or one before a restart): nothing new to record.
+      if (previous?.refusal?.commit === refusal.commit) continue;
+      const d = refusedDesired.get(id) ?? verifiedDesired.get(id);
+      const key = d?.key ?? previous?.instance;
+      if (key === undefined) continue;
+      const status = await reportCommitRefusal(this.runDeps(), {
+        key, commit: verified ?? refusal.commit,
+        ...(previous ? { previous } : {}), ...(d?.framework ? { framework: d.framework } : {}),
+        schedules: previous?.schedules ?? [],
+        refusal: { code, message, at: this.now().toISOString(), commit: refusal.commit },
+      });
+      if (status) this.statuses.set(id, status);
+      const outcome: RunOutcome = { kind: 'refused', message };
+      this.options.onOutcome?.(outcome);
+      this.log('warn', `${id}: refused: ${message}`, { instance: id, commit: refusal.commit, code });
+      reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
+    }
+    return reports;
+  }
+
+  private runDeps(): InstanceRunDeps {
+    return {
+      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
+      now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
+    };
   }
 
   /** Waits for running workers, pushes pending status. */
@@ -165,7 +239,11 @@ export class Agent {
     const previous = this.statuses.get(key);
     const schedules = scheduleStatus(d.schedules, previous?.schedules ?? [], now);
     this.nextRuns.set(key, schedules);
-    if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '')) {
+    // Changed by a refused commit: its status says so, and what runs stays as it is.
+    if (this.refused?.keys.has(key) === true && !UNFINISHED.has(previous?.state ?? '')) return undefined;
+    // A signature refusal that no longer applies (the verified commit now in force) is rewritten.
+    const staleRefusal = this.refused === undefined && isSignatureRefusal(previous);
+    if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '') || staleRefusal) {
       // Already being worked on for this very desired state (the loop does not wait for plans).
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
@@ -202,7 +280,7 @@ export class Agent {
         const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
         try {
           const { outcome, status } = await runInstance(
-            { client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, now: () => (this.options.now?.() ?? new Date()).toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}) },
+            this.runDeps(),
             { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
           );
           this.options.onOutcome?.(outcome);

@@ -5,7 +5,7 @@
  */
 import type { EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
-import type { CheckpointStore } from '../plans/checkpoint.js';
+import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
@@ -15,7 +15,7 @@ import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
 import { parseRequest, requestPath } from './request-file.js';
 import type { DesiredInstance } from './scan.js';
-import type { Fingerprint, InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
+import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
 import { StatusReporter } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -54,20 +54,25 @@ export interface InstanceRunInput {
   signal?: AbortSignal;
 }
 
-export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
-  const { key } = input;
-  const file = `instances/${key.namespace}/${key.name}.yaml`;
+/** The reporter for one instance's turn: status is built from the cluster checkpoint plus what the agent knows. */
+function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' | 'commit' | 'desired' | 'previous' | 'schedules'> & { framework?: DesiredInstance['framework'] }, checkpoint: Checkpoint | undefined): StatusReporter {
   const observed: Fingerprint = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
-  const stored = await deps.checkpoints.load(key);
-  const reporter = new StatusReporter(deps.writer, {
-    key,
-    framework: input.desired?.framework ?? input.previous?.framework ?? { name: stored?.checkpoint.framework ?? 'unknown' },
+  return new StatusReporter(deps.writer, {
+    key: input.key,
+    framework: input.desired?.framework ?? input.previous?.framework ?? input.framework ?? { name: checkpoint?.framework ?? 'unknown' },
     sourceCommit: input.commit,
     observed,
     sensitiveValues: [],
     schedules: input.schedules,
     now: deps.now,
-  }, stored?.checkpoint);
+  }, checkpoint);
+}
+
+export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
+  const { key } = input;
+  const file = `instances/${key.namespace}/${key.name}.yaml`;
+  const stored = await deps.checkpoints.load(key);
+  const reporter = reporterFor(deps, input, stored?.checkpoint);
 
   let source: InstanceSource;
   try {
@@ -116,7 +121,8 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
       const settled = reportSettledRun(input, reporter);
       if (settled) return settled;
       // Record that this desired state was seen, so it is not looked at again.
-      if (input.previous === undefined || input.previous.sourceCommit !== input.commit) {
+      // (Also when a refusal is on record that no longer holds: the status must say so.)
+      if (input.previous === undefined || input.previous.sourceCommit !== input.commit || input.previous.refusal !== undefined) {
         const t = reporter.transition('observed', reporter.checkpoint?.active?.state.status ?? 'COMPLETE', reporter.checkpoint?.active);
         reporter.write({ ...t, message: result.reason });
       }
@@ -152,6 +158,29 @@ function reportSettledRun(input: InstanceRunInput, reporter: StatusReporter): { 
   const message = active.state.status === 'FATAL_ERROR' ? active.state.message : active.state.status;
   reporter.write({ ...reporter.transition('plan-failed', active.state.status, active), message });
   return { outcome: { kind: 'failed', plan: active.plan, message }, status: reporter.last };
+}
+
+export interface CommitRefusalInput {
+  key: InstanceKey;
+  /** The commit the instance's status describes: the last verified one (what runs), if any. */
+  commit: string;
+  previous?: InstanceStatus;
+  /** The framework the refused commit names, for an instance that has no status yet. */
+  framework?: DesiredInstance['framework'];
+  schedules: ScheduleStatus[];
+  refusal: RefusalStatus & { commit: string };
+}
+
+/**
+ * A commit whose signature did not verify changes this instance: record the refusal in its status
+ * (state REFUSED, the refused commit and why) without running anything. What was observed stays the
+ * last verified desired state, so the same change signed later is still seen as a change.
+ */
+export async function reportCommitRefusal(deps: InstanceRunDeps, input: CommitRefusalInput): Promise<InstanceStatus | undefined> {
+  const stored = await deps.checkpoints.load(input.key);
+  const reporter = reporterFor(deps, input, stored?.checkpoint);
+  reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: input.refusal.message }, { refusal: input.refusal });
+  return reporter.last;
 }
 
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {

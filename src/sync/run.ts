@@ -12,7 +12,7 @@ import { VerifyingMirror, sshSigner } from '../git/verify.js';
 import { DEFAULT_LEASE_NAMESPACE, leaseNameFor, runAsLeader } from './leader.js';
 import { ObjectStore } from '../git/tree.js';
 import { errorMessage } from '../errors.js';
-import { Agent, type AgentLog, type PassReport } from './agent.js';
+import { Agent, type AgentLog, type CommitRefusal, type PassReport } from './agent.js';
 import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
@@ -52,6 +52,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     ...(settings.signingKey ? { sign: sshSigner(settings.signingKey) } : {}),
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
     onEngineEvent: (e) => metrics.observe(e),
+    ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;
@@ -103,6 +104,11 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     await renderer.close();
     client.close();
   }
+}
+
+function refusalOf(mirror: VerifyingMirror): CommitRefusal | undefined {
+  const r = mirror.lastRefusal;
+  return r && { commit: r.commit, reason: r.verdict.reason, message: r.verdict.message };
 }
 
 function printReport(report: PassReport, io: RunAgentIO): number {

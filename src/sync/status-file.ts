@@ -40,6 +40,8 @@ export interface RefusalStatus {
   message: string;
   at: string;
   problems?: string[];
+  /** The commit refused (signature refusals: the desired state there was not acted on). */
+  commit?: string;
 }
 
 export interface PlanSummary {

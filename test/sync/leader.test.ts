@@ -15,6 +15,7 @@ import { resolveSettings } from '../../src/sync/settings.js';
 import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
 import { instance, webFramework } from './fixtures.js';
 import { verifyCommit } from '../../src/git/verify.js';
+import { load as parseYaml } from 'js-yaml';
 
 // Short but real durations: end-to-end takeovers against the simulated API server.
 const FAST = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 } as const;
@@ -236,6 +237,9 @@ describe('baton agent with leader election and signature verification', () => {
     return io;
   };
   const configMap = (): Promise<unknown> => kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'app', namespace: 'team' });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed YAML document, matched field by field
+  const statusAt = (ref: string): any => parseYaml(execFileSync('git', ['--git-dir', origin, 'show', `${ref}:status/team/app.yaml`], { env: sandbox.env }).toString());
+  const lastSubject = (): string => execFileSync('git', ['--git-dir', origin, 'log', '-1', '--format=%s', 'main'], { env: sandbox.env }).toString().trim();
 
   it('GIVEN --verify-signatures WHEN the commit is unsigned THEN no plan runs and the refusal is reported; a signed commit then deploys', async () => {
     const once = async (...extra: string[]): Promise<CliIO & { out: string; err: string }> => {
@@ -243,11 +247,23 @@ describe('baton agent with leader election and signature verification', () => {
       await main(['node', 'baton', 'agent', '--repo', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'verify-data'), '--verify-signatures', allowed, ...extra], io);
       return io;
     };
+    const unsignedCommit = execFileSync('git', ['--git-dir', origin, 'rev-parse', 'main'], { env: sandbox.env }).toString().trim();
     const refused = await once();
     expect(refused.exitCode).toBe(1);
     expect(refused.out).toMatch(/refused [0-9a-f]{12} \(unsigned\): commit [0-9a-f]{12} is not signed/);
+    expect(refused.out).toContain('team/app: refused: commit');
     expect(refused.err).toContain('refusing commit');
     expect(await configMap()).toBeUndefined();
+    // The refusal is in the instance's status in Git, naming the refused commit and the reason.
+    const status = statusAt('main');
+    expect(status).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNSIGNED', commit: unsignedCommit } });
+    expect(status.refusal.message).toContain('is not signed');
+    expect(lastSubject()).toMatch(/^team\/app: change refused: commit [0-9a-f]{12} is not signed/);
+    // A second pass over the same refused commit records nothing new.
+    const tipBefore = execFileSync('git', ['--git-dir', origin, 'rev-parse', 'main'], { env: sandbox.env }).toString().trim();
+    expect((await once()).exitCode).toBe(1);
+    expect(execFileSync('git', ['--git-dir', origin, 'rev-parse', 'main'], { env: sandbox.env }).toString().trim()).toBe(tipBefore);
+    await user.pull();
 
     user.git('config', 'gpg.format', 'ssh');
     user.git('config', 'user.signingkey', key);
@@ -266,6 +282,31 @@ describe('baton agent with leader election and signature verification', () => {
     const again = await once();
     expect(again.out).toContain('nothing to do');
     expect(again.exitCode).toBe(0);
+    expect(statusAt('main')).toMatchObject({ state: 'COMPLETE' });
+    expect(statusAt('main').refusal).toBeUndefined();
+
+    // An unsigned change on top of a deployed, verified state: refused in status, the live object unchanged.
+    await user.pull();
+    user.git('config', 'commit.gpgsign', 'false');
+    user.write('instances/team/app.yaml', instance({ VALUE: 'b' }));
+    const sneaky = user.commit('unsigned value change');
+    await user.push();
+    const second = await once();
+    expect(second.exitCode).toBe(1);
+    expect(second.out).toContain('team/app: refused: commit');
+    expect(statusAt('main')).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNSIGNED', commit: sneaky }, currentPlan: expect.objectContaining({ plan: 'deploy', state: expect.objectContaining({ status: 'COMPLETE' }) }) });
+    expect(await configMap()).toMatchObject({ data: { value: 'a' } });
+
+    // A signed commit that reverts the change: nothing to apply, and the refusal is cleared from status.
+    await user.pull();
+    user.git('config', 'commit.gpgsign', 'true');
+    user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
+    user.commit('signed revert');
+    await user.push();
+    const reverted = await once();
+    expect(reverted.exitCode).toBe(0);
+    expect(statusAt('main')).toMatchObject({ state: 'COMPLETE' });
+    expect(statusAt('main').refusal).toBeUndefined();
   });
 
   it('GIVEN two agents in loop mode WHEN the leader shuts down THEN it releases the lease and the other takes over', async () => {

@@ -1,0 +1,113 @@
+/**
+ * A branch tip refused by signature verification, as the agent sees it: the mirror hands it the last
+ * verified commit and `commitRefusal` names the refused one (real signatures are tested in
+ * test/git/verify.test.ts and end to end in leader.test.ts). Only the instances the refused commit
+ * changes get the refusal in their status; nothing of it is applied; a verified commit then runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { GitMirror } from '../../src/git/index.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import { Renderer } from '../../src/render/index.js';
+import { Agent, type CommitRefusal, type PassReport } from '../../src/sync/agent.js';
+import { parseStatus } from '../../src/sync/status-file.js';
+import { agentWorld, instance, type AgentWorld } from './fixtures.js';
+
+/** A mirror that, while `pinned` is set, hands the agent that commit instead of the fetched tip. */
+class PinnedMirror extends GitMirror {
+  pinned: string | undefined;
+  tip: string | undefined;
+
+  override async fetch(branch: string): Promise<string | undefined> {
+    this.tip = await super.fetch(branch);
+    return this.pinned ?? this.tip;
+  }
+}
+
+describe('the agent and a commit refused by signature verification', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let mirror: PinnedMirror;
+  let agent: Agent;
+  let refusal: CommitRefusal | undefined;
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    client = await createKubeClient({ url: world.cluster.url });
+    renderer = new Renderer();
+    world.user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
+    world.user.write('instances/shop/blog.yaml', instance({ VALUE: 'blog' }));
+    world.user.commit('two instances');
+    await world.user.push();
+    mirror = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
+    agent = new Agent({
+      mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
+      author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20, commitRefusal: () => refusal,
+    });
+    await agent.start();
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await renderer.close();
+    client.close();
+    await world.stop();
+  });
+
+  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
+  const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus> | undefined> => {
+    await world.user.pull();
+    try {
+      return parseStatus(world.user.git('show', `HEAD:status/shop/${name}.yaml`), name);
+    } catch {
+      return undefined;
+    }
+  };
+  const value = async (name: string): Promise<unknown> => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name }))?.['data'];
+
+  it('GIVEN a verified commit WHEN polled THEN both instances deploy', async () => {
+    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+  });
+
+  it('GIVEN an untrusted commit that changes one instance and adds another WHEN polled THEN those two are REFUSED in status, the third is untouched, nothing is applied', async () => {
+    await world.user.pull();
+    mirror.pinned = world.user.git('rev-parse', 'HEAD');
+    const blogBefore = world.user.git('show', 'HEAD:status/shop/blog.yaml');
+    world.user.write('instances/shop/site.yaml', instance({ VALUE: 'two' }));
+    world.user.write('instances/shop/shop.yaml', instance({ VALUE: 'new' }));
+    const refused = world.user.commit('untrusted change');
+    await world.user.push();
+    refusal = { commit: refused, reason: 'untrusted', message: `commit ${refused.slice(0, 12)} is signed by key SHA256:abc, which is not in the allowed signers` };
+
+    const report = await agent.pass();
+    expect(outcomes(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
+    const site = await statusOf('site');
+    expect(site).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNTRUSTED', commit: refused }, currentPlan: { plan: 'deploy' }, framework: { name: 'web' } });
+    expect(site?.refusal?.message).toContain('not in the allowed signers');
+    expect(site?.sourceCommit).toBe(mirror.pinned);
+    expect(await statusOf('shop')).toMatchObject({ state: 'REFUSED', framework: { name: 'web', version: '1.0.0' }, refusal: { code: 'COMMIT_UNTRUSTED' } });
+    expect(world.user.git('show', 'HEAD:status/shop/blog.yaml')).toBe(blogBefore);
+    expect(await value('site')).toMatchObject({ value: 'one' });
+    expect(await value('shop')).toBeUndefined();
+  });
+
+  it('GIVEN the same refused commit WHEN polled again THEN nothing is written', async () => {
+    await world.user.pull();
+    const before = world.user.git('rev-parse', 'HEAD');
+    expect((await agent.pass()).reports).toEqual([]);
+    await world.user.pull();
+    expect(world.user.git('rev-parse', 'HEAD')).toBe(before);
+  });
+
+  it('GIVEN the refused change then verified WHEN polled THEN it is applied and the refusal leaves the status', async () => {
+    mirror.pinned = undefined;
+    refusal = undefined;
+    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/shop': 'complete' });
+    expect(await value('site')).toMatchObject({ value: 'two' });
+    const site = await statusOf('site');
+    expect(site?.state).toBe('COMPLETE');
+    expect(site?.refusal).toBeUndefined();
+  });
+});
