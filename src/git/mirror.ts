@@ -3,9 +3,15 @@
  * (through simple-git): init, fetch, push, log. Objects are read from and written into the same bare
  * directory with isomorphic-git (see tree.ts, write.ts); nothing ever checks out a working tree.
  * Every operation on one mirror runs one at a time (a promise queue), as git's own locks expect.
+ *
+ * simple-git waits an extra 50 ms after any git process that wrote nothing to stdout or stderr (its
+ * completion plugin guards against late output). So transport commands run with `--verbose` (a few
+ * lines on stderr) rather than `--quiet`, and local ref reads and writes run in-process through
+ * isomorphic-git: an idle poll then costs one `git fetch`, not a fetch plus 50 ms.
  */
 import * as fs from 'node:fs';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
 import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
@@ -34,12 +40,19 @@ export class GitMirror {
   readonly dir: string;
   readonly url: string;
   private readonly git: SimpleGit;
+  /**
+   * Where refs live, for in-process reads and writes: the bare clone itself, or the `.git` directory
+   * of a local checkout read in place. A `.git` file (linked worktree) leaves it to the git binary.
+   */
+  private readonly gitdir: string | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: MirrorOptions) {
     this.dir = options.dir;
     this.url = normaliseRemote(options.remote.url, options.cwd ?? process.cwd());
     if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true });
+    const dotGit = join(this.dir, '.git');
+    this.gitdir = !existsSync(dotGit) ? this.dir : statSync(dotGit).isDirectory() ? dotGit : undefined;
     const base = options.env ?? process.env;
     const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0' };
     // Only plain process settings and the GIT_* keys Baton owns: simple-git rejects EDITOR, PAGER...
@@ -87,17 +100,13 @@ export class GitMirror {
   fetch(branch: string): Promise<string | undefined> {
     return this.exclusive(async () => {
       try {
-        await this.raw('fetch', ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]);
+        await this.raw('fetch', ['fetch', '--verbose', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]);
       } catch (err) {
         if (err instanceof GitTransportError && /couldn't find remote ref/i.test(err.message)) return undefined;
         throw err;
       }
       // Read the ref in-process: a second git process would double the cost of an idle poll.
-      try {
-        return await isogit.resolveRef({ fs, gitdir: this.dir, ref: trackingRef(branch) });
-      } catch {
-        return this.revParse(trackingRef(branch));
-      }
+      return this.revParse(trackingRef(branch));
     });
   }
 
@@ -105,7 +114,7 @@ export class GitMirror {
   push(sha: string, branch: string): Promise<void> {
     return this.exclusive(async () => {
       try {
-        await this.raw('push', ['push', '--quiet', this.url, `${sha}:refs/heads/${branch}`]);
+        await this.raw('push', ['push', '--verbose', this.url, `${sha}:refs/heads/${branch}`]);
       } catch (err) {
         const text = err instanceof Error ? err.message : String(err);
         if (/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)|failed to update ref/i.test(text)) {
@@ -113,12 +122,24 @@ export class GitMirror {
         }
         throw err;
       }
-      await this.git.raw(['update-ref', trackingRef(branch), sha]);
+      await this.writeRef(trackingRef(branch), sha);
     });
   }
 
-  /** Resolves a ref to a commit id, `undefined` when it does not exist. */
+  /**
+   * Resolves a ref to a commit id, `undefined` when it does not exist. Full ref names (`refs/...`,
+   * `HEAD`) are read in-process; anything else (`main~2`, a short id) goes to `git rev-parse`.
+   */
   async revParse(ref: string): Promise<string | undefined> {
+    // (Tags may name annotated tag objects, which git peels to their commit.)
+    if (this.gitdir !== undefined && (ref === 'HEAD' || (ref.startsWith('refs/') && !ref.startsWith('refs/tags/')))) {
+      try {
+        return await isogit.resolveRef({ fs, gitdir: this.gitdir, ref });
+      } catch (err) {
+        if (err instanceof isogit.Errors.NotFoundError) return undefined;
+        // Anything unusual (a symbolic ref loop, a broken file): let git decide.
+      }
+    }
     try {
       const out = await this.git.raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
       return out.trim() || undefined;
@@ -129,9 +150,17 @@ export class GitMirror {
 
   /** Points a local ref at `sha` (or deletes it when `sha` is undefined). */
   setRef(ref: string, sha: string | undefined): Promise<void> {
-    return this.exclusive(async () => {
+    return this.exclusive(() => this.writeRef(ref, sha));
+  }
+
+  private async writeRef(ref: string, sha: string | undefined): Promise<void> {
+    if (this.gitdir === undefined) {
       await this.git.raw(sha === undefined ? ['update-ref', '-d', ref] : ['update-ref', ref, sha]);
-    });
+    } else if (sha === undefined) {
+      await isogit.deleteRef({ fs, gitdir: this.gitdir, ref });
+    } else {
+      await isogit.writeRef({ fs, gitdir: this.gitdir, ref, value: sha, force: true });
+    }
   }
 
   /** True when `ancestor` is reachable from `descendant`. */
