@@ -30,7 +30,11 @@ export interface BatchContext {
 export interface BatchOutcome {
   applied: ObjectRef[];
   deleted: ObjectRef[];
+  /** The applied objects as the server answered, with their uids (what Kubernetes Events point at). */
+  live: AppliedObject[];
 }
+
+export type AppliedObject = ObjectRef & { uid?: string };
 
 const FIRST_KINDS = new Set(['Namespace', 'CustomResourceDefinition']);
 
@@ -55,7 +59,7 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   if (crds.length > 0) await waitUntilReady(crds, crds, ctx);
   await applyAll(rest);
   await waitUntilReady(applies.map((a) => a.object), live, ctx);
-  return { applied: applies.map((a) => refOf(a.object)), deleted: deletes };
+  return { applied: applies.map((a) => refOf(a.object)), deleted: deletes, live: live.map((o) => ({ ...refOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) })) };
 }
 
 async function applyOne(client: KubeClient, obj: KubeObject, force: boolean): Promise<KubeObject> {

@@ -5,6 +5,8 @@
  */
 import type { Checkpoint, Refusal } from './checkpoint.js';
 import type { FailureInfo, PlanRun } from './state.js';
+import type { AppliedObject } from './batch.js';
+import type { ObjectRef } from '../kube/object.js';
 
 interface Base {
   instance: { name: string; namespace: string };
@@ -24,8 +26,9 @@ export type EngineEvent =
   | (InStep & { type: 'step-started'; objects: number; attempt: number })
   | (InStep & { type: 'step-waiting'; object: string; message: string })
   | (InStep & { type: 'step-error'; error: FailureInfo; attempt: number; retryInMs: number })
-  | (InStep & { type: 'step-complete'; applied: number; deleted: number })
-  | (InStep & { type: 'step-failed'; error: FailureInfo })
+  | (InStep & { type: 'step-complete'; applied: number; deleted: number; objects: AppliedObject[] })
+  /** `object`: the step's object the failure concerns, when there is one. */
+  | (InStep & { type: 'step-failed'; error: FailureInfo; object?: ObjectRef })
   | (InRun & { type: 'phase-complete'; phase: string })
   | (InRun & { type: 'phase-failed'; phase: string })
   | (InRun & { type: 'plan-complete'; run: PlanRun })

@@ -5,7 +5,7 @@
  * running step finishes, nothing after it starts.
  */
 import type { KubeClient } from '../kube/client.js';
-import { refOf } from '../kube/object.js';
+import { refLabel, refOf } from '../kube/object.js';
 import { BatonError } from '../errors.js';
 import type { RenderedPhase, RenderedPlan, RenderedStep } from '../render/types.js';
 import { runBatch } from './batch.js';
@@ -166,7 +166,7 @@ class Execution_ {
           (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted`)),
           (inv) => inv.without(outcome.deleted),
         );
-        this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length });
+        this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
         return { kind: 'complete' };
       } catch (err) {
         deadlineCtl.abort();
@@ -177,7 +177,8 @@ class Execution_ {
           // A transient failure that outlives the step's time (or the retry policy) ends the step like a timeout.
           const final = cls.class === 'transient' ? failureInfo(new StepTimeoutError(step.name, step.timeoutSeconds, `retrying after: ${error.message}`), 'STEP_TIMEOUT', '') : error;
           await this.mutate((r) => withStepState(r, phase.name, step.name, fatal(stepState(r, phase.name, step.name), this.now(), final)));
-          this.o.emit({ type: 'step-failed', ...at, error: final });
+          const object = applied.find((r) => refLabel(r) === final.object);
+          this.o.emit({ type: 'step-failed', ...at, error: final, ...(object ? { object } : {}) });
           return { kind: 'failed', error: final };
         }
         await this.mutate((r) => withStepState(r, phase.name, step.name, errored(stepState(r, phase.name, step.name), this.now(), error, attempt + 1)));

@@ -9,6 +9,7 @@ import type { KubeClient } from '../kube/client.js';
 import type { CheckpointStore } from '../plans/checkpoint.js';
 import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
+import type { KubeEventRecorder } from '../plans/kube-events.js';
 import type { Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
@@ -53,6 +54,8 @@ export interface AgentOptions {
    * agent writes the refusal into the status of every instance the refused commit changes.
    */
   commitRefusal?: () => CommitRefusal | undefined;
+  /** Records Kubernetes Events for plans (see plans/kube-events.ts); flushed on stop. */
+  kubeEvents?: KubeEventRecorder;
 }
 
 export interface CommitRefusal {
@@ -209,6 +212,7 @@ export class Agent {
     return {
       client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
+      ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
     };
   }
 
@@ -231,6 +235,7 @@ export class Agent {
   async stop(): Promise<void> {
     for (const w of this.workers.values()) w.abort.abort();
     await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
+    await this.options.kubeEvents?.flush();
     this.writer.close();
   }
 

@@ -7,6 +7,7 @@ import type { EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
+import type { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { isFinished } from '../plans/state.js';
@@ -39,6 +40,8 @@ export interface InstanceRunDeps {
   now: () => string;
   /** Every engine event, after the status reporter saw it (metrics). */
   onEngineEvent?: EventListener;
+  /** Records Kubernetes Events for the run (optional; best effort). */
+  kubeEvents?: KubeEventRecorder;
 }
 
 export interface InstanceRunInput {
@@ -82,9 +85,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     const message = problems[0] ?? errorMessage(err);
     const code = err instanceof RenderProblemsError ? 'INVALID_CONTENT' : ((err as { code?: string }).code ?? 'LOAD_FAILED');
     reporter.write({ ...reporter.transition('refused', 'REFUSED'), message }, { refusal: { code, message, at: deps.now(), ...(problems.length > 0 ? { problems } : {}) } });
+    deps.kubeEvents?.record({ type: 'refused', instance: key, refusal: { code, message, at: deps.now(), details: {} } });
     return { outcome: { kind: 'refused', message }, status: reporter.last };
   }
   reporter.setSensitiveValues(source.sensitiveValues);
+  const listeners = [reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : [])];
 
   const result = await reconcile({
     client: deps.client,
@@ -95,7 +100,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     desired: source.desired,
     render: (plan, args) => source.render(plan, args),
     renderedObjects: () => source.renderedObjects(),
-    onEvent: deps.onEngineEvent ? (e) => { reporter.onEvent(e); deps.onEngineEvent?.(e); } : reporter.onEvent,
+    onEvent: (e) => { for (const listen of listeners) listen(e); },
     ...(input.signal ? { signal: input.signal } : {}),
   });
   return reportResult(deps, input, reporter, result);
@@ -180,6 +185,7 @@ export async function reportCommitRefusal(deps: InstanceRunDeps, input: CommitRe
   const stored = await deps.checkpoints.load(input.key);
   const reporter = reporterFor(deps, input, stored?.checkpoint);
   reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: input.refusal.message }, { refusal: input.refusal });
+  deps.kubeEvents?.record({ type: 'refused', instance: input.key, refusal: { code: input.refusal.code, message: input.refusal.message, at: input.refusal.at, details: { commit: input.refusal.commit } } });
   return reporter.last;
 }
 

@@ -6,6 +6,7 @@
 import { createKubeClient } from '../kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../plans/checkpoint-configmap.js';
 import { defaultHooks } from '../plans/defaults.js';
+import { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadSettings, Renderer } from '../render/index.js';
 import { GitMirror } from '../git/mirror.js';
 import { VerifyingMirror, sshSigner } from '../git/verify.js';
@@ -53,6 +54,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
+    ...(settings.events ? { kubeEvents: new KubeEventRecorder(client, { log: (level, message) => io.log(level, message) }) } : {}),
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;

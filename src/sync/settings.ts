@@ -28,6 +28,8 @@ export interface AgentFlags {
   leaseNamespace?: string;
   verifySignatures?: string;
   signingKey?: string;
+  /** false from --no-events. */
+  events?: boolean;
 }
 
 export interface AgentSettings {
@@ -53,6 +55,8 @@ export interface AgentSettings {
   verifySignatures?: string;
   /** SSH private key (no passphrase) that signs status commits. */
   signingKey?: string;
+  /** Record Kubernetes Events for plans (see plans/kube-events.ts). */
+  events: boolean;
 }
 
 export class SettingsError extends BatonError {
@@ -97,11 +101,19 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(listen ? { listen: listen.value } : {}),
     ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
     leaderElection: flags.leaderElection ?? flags.once !== true,
+    events: eventsSetting(flags, env),
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
     ...(signingKey ? { signingKey: signingKey.value } : {}),
   };
   return settings;
+}
+
+/** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */
+function eventsSetting(flags: AgentFlags, env: NodeJS.ProcessEnv): boolean {
+  const value = env.BATON_EVENTS;
+  if (value !== undefined && value !== '' && value !== 'true' && value !== 'false') throw new SettingsError('$BATON_EVENTS', 'value', 'true or false', value);
+  return flags.events !== false && value !== 'false';
 }
 
 /** Fills what flags and environment left open from baton.yaml, then defaults. */

@@ -55,6 +55,9 @@ describe('redis from the catalog: deploy, update, backup, restore, upgrade', () 
     const r = await baton('apply', file);
     expect(r.err).toBe('');
     expect([r.code, r.json['kind'], planOf(r.json), outcomeOf(r.json)]).toEqual([0, 'ran', 'deploy', 'complete']);
+    // Kubernetes Events on the applied objects, as the agent records them.
+    const events = await cluster.kubectl(['get', 'events', '-n', 'shop', '--field-selector', 'reason=Applied,involvedObject.kind=StatefulSet', '-o', 'jsonpath={.items[*].message}']);
+    expect(events.stdout).toMatch(/applied by Baton: shop\/cache plan deploy/);
   });
 
   it('GIVEN nothing changed WHEN applied again THEN nothing runs', async () => {

@@ -44,6 +44,11 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
     expect(io.exitCode).toBe(0);
     await user.pull();
     expect(user.git('log', '-1', '--format=%an', '--', 'status')).toBe('Ops Bot');
+    // Kubernetes Events tell the same story in the cluster: on the applied object and on the instance.
+    const described = await cluster.kubectl(['describe', 'configmap', 'app', '-n', 'team']);
+    expect(described.stdout).toMatch(/Normal\s+Applied\s+.*applied by Baton: team\/app plan deploy, phase main, step main/);
+    const events = await cluster.kubectl(['get', 'events', '-n', 'team', '--field-selector', 'involvedObject.name=baton-checkpoint-app', '-o', 'jsonpath={.items[*].reason}']);
+    expect(events.stdout.split(' ')).toEqual(expect.arrayContaining(['PlanStarted', 'PhaseComplete', 'PlanComplete']));
   });
 
   it('GIVEN `baton plan trigger` on the repository WHEN the agent runs THEN the plan runs once and history shows it', async () => {
@@ -71,5 +76,18 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
     const exit = await main(['node', 'baton', ...args, ...(args[0] === 'plan' ? ['--repo', origin] : [])], io);
     expect(io.err).toContain(message);
     expect(exit === 0 ? io.exitCode : exit).toBe(code);
+  });
+
+  it('refuses BATON_EVENTS other than true or false, naming the variable', async () => {
+    const io = captureIO(sandbox.dir);
+    process.env.BATON_EVENTS = 'maybe';
+    let exit: number;
+    try {
+      exit = await main(['node', 'baton', 'agent', '--once', '--repo', origin], io);
+    } finally {
+      delete process.env.BATON_EVENTS;
+    }
+    expect(io.err).toContain('$BATON_EVENTS value: expected true or false, got "maybe"');
+    expect(exit === 0 ? io.exitCode : exit).toBe(1);
   });
 });

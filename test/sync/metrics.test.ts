@@ -17,7 +17,7 @@ describe('the step-duration metric', () => {
     now = 1_000;
     metrics.observe(started(2)); // a retry after a transient error
     now = 3_000;
-    metrics.observe({ ...at, type: 'step-complete', applied: 2, deleted: 0 });
+    metrics.observe({ ...at, type: 'step-complete', applied: 2, deleted: 0, objects: [] });
     const text = await histogram(metrics);
     expect(text).toContain('baton_step_duration_seconds_sum{result="complete"} 3');
     expect(text).toContain('baton_step_duration_seconds_count{result="complete"} 1');
@@ -26,7 +26,7 @@ describe('the step-duration metric', () => {
   it('labels failed steps, and ignores ends without a start and other events', async () => {
     let now = 0;
     const metrics = new AgentMetrics(() => now);
-    metrics.observe({ ...at, type: 'step-complete', applied: 0, deleted: 0 });
+    metrics.observe({ ...at, type: 'step-complete', applied: 0, deleted: 0, objects: [] });
     metrics.observe({ ...at, type: 'phase-started' });
     metrics.observe(started());
     now = 500;

@@ -24,6 +24,7 @@ export function registerAgent(program: Command, io: CliIO): void {
     .option('--lease-namespace <namespace>', 'namespace of the leader Lease ($BATON_LEASE_NAMESPACE, default baton-system)')
     .option('--verify-signatures <allowed-signers-file>', 'apply only commits signed by a key in this SSH allowed-signers file ($BATON_VERIFY_SIGNATURES)')
     .option('--signing-key <ssh-private-key>', 'sign status commits with this SSH key, no passphrase ($BATON_SIGNING_KEY)')
+    .option('--no-events', 'do not record Kubernetes Events for plans ($BATON_EVENTS=false)')
     .action(async (flags: AgentFlags) => {
       const settings = resolveSettings(flags, process.env, io.cwd);
       const log: AgentLog = (level, message, fields = {}) => {

@@ -13,6 +13,7 @@ import type { KubeClient } from '../../kube/client.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import type { EngineEvent } from '../../plans/events.js';
 import { loadInstanceSource, reconcileSource, type InstanceSource } from '../../plans/instance-source.js';
+import { KubeEventRecorder } from '../../plans/kube-events.js';
 import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js';
 import type { ReconcileResult } from '../../plans/reconcile.js';
 import { DirectoryTree, maskSensitive, RenderProblemsError, Renderer } from '../../render/index.js';
@@ -23,6 +24,8 @@ export interface ClusterFlags {
   context?: string;
   repo?: string;
   output: 'text' | 'json';
+  /** false from --no-events (apply and delete). */
+  events?: boolean;
 }
 
 interface ApplyFlags extends ClusterFlags {
@@ -36,6 +39,7 @@ export function registerApply(program: Command, io: CliIO): void {
     .argument('<instance-file>', 'instances/<namespace>/<instance>.yaml')
     .option('--plan <name>', 'run this plan now instead of the one the selection rules choose')
     .option('--arg <key=value>', 'one-shot argument for the plan (repeatable)', collectArg, [])
+    .option('--no-events', 'do not record Kubernetes Events for the plan')
     .action(async (file: string, flags: ApplyFlags) => {
       const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
       if (flags.plan === undefined && flags.arg.length > 0) throw new InvalidArgumentError('--arg needs --plan');
@@ -58,7 +62,11 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
-    const result = await reconcileSource(client, source, print.event);
+    // Kubernetes Events as the agent records them; a warning (not a failure) when RBAC forbids them.
+    const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_level, message) => print.line(`warning: ${mask(message)}`) }) : undefined;
+    const record = events?.listener(() => source.sensitiveValues);
+    const result = await reconcileSource(client, source, record ? (e) => { print.event(e); record(e); } : print.event);
+    await events?.flush();
     print.done();
     if (flags.output === 'json') io.stdout(`${JSON.stringify(mask(resultJson(source, result)), null, 2)}\n`);
     else io.stdout(`${mask(resultLine(result))}\n`);

@@ -7,6 +7,7 @@ export function registerDelete(program: Command, io: CliIO): void {
   withClusterFlags(program.command('delete'))
     .description('Run the cleanup plan (when defined), then remove every object the instance owns and its checkpoint')
     .argument('<instance-file>', 'instances/<namespace>/<instance>.yaml')
+    .option('--no-events', 'do not record Kubernetes Events for the cleanup plan')
     .action(async (file: string, flags: ClusterFlags) => {
       io.exitCode = await runReconcile(io, file, flags, { removed: true });
     });

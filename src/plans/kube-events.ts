@@ -1,0 +1,203 @@
+/**
+ * Kubernetes Events for what a plan does, so `kubectl describe` and `kubectl get events` tell the story
+ * next to the objects themselves:
+ * - on the instance's checkpoint ConfigMap (the instance's one object in the cluster, as an Argo CD
+ *   Application or a Flux Kustomization carries its events): plan started, phase complete, step retried
+ *   or failed, plan complete, failed, superseded, change refused;
+ * - on every object a step applied: `Applied` (Normal), naming plan, phase and step;
+ * - on the object a step failed on: `StepFailed` (Warning) with the reason.
+ *
+ * Recording is best effort and off the plan's path: events queue, a few are posted at a time, a full
+ * queue drops (and counts) the newest, and a failure never touches the plan. A 403 (no RBAC for
+ * events) is logged once and turns recording off. Messages are masked with the instance's sensitive
+ * values before they leave the process.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubeClient } from '../kube/client.js';
+import { KubeApiError } from '../kube/errors.js';
+import { refKey, type KubeObject, type ObjectRef } from '../kube/object.js';
+import { maskSensitive } from '../render/mask.js';
+import type { AppliedObject } from './batch.js';
+import { checkpointRef } from './checkpoint-configmap.js';
+import type { EngineEvent } from './events.js';
+
+export const EVENT_COMPONENT = 'baton';
+/** Events of cluster-scoped objects go to `default`, as client-go's recorder does. */
+const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
+/** Kubernetes limits an Event message to 1 KiB. */
+const MAX_MESSAGE = 1024;
+
+export interface KubeEventRecorderOptions {
+  /** Events waiting to be posted; beyond this the newest are dropped (default 1,000). */
+  maxQueued?: number;
+  /** Posts in flight at once (default 4). */
+  concurrency?: number;
+  log?: (level: 'warn' | 'error', message: string) => void;
+  now?: () => Date;
+  /** `reportingInstance` (default the host name). */
+  reportingInstance?: string;
+}
+
+interface Pending {
+  regarding: AppliedObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  action: string;
+  message: string;
+}
+
+export class KubeEventRecorder {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private disabled = false;
+  private idle: (() => void)[] = [];
+  private seq = 0;
+  /** Uids looked up (mostly instances' checkpoint ConfigMaps, which get an event per transition). */
+  private readonly uids = new Map<string, string>();
+  /** Events dropped because the queue was full, or because posting failed. */
+  dropped = 0;
+  posted = 0;
+
+  constructor(private readonly client: KubeClient, private readonly options: KubeEventRecorderOptions = {}) {}
+
+  /** An engine event listener for one instance run; `sensitive` values are masked in every message. */
+  listener(sensitive: () => readonly string[] = () => []): (event: EngineEvent) => void {
+    return (event) => this.record(event, sensitive());
+  }
+
+  record(event: EngineEvent, sensitive: readonly string[] = []): void {
+    for (const e of eventsFor(event)) this.enqueue({ ...e, message: maskText(e.message, sensitive) });
+  }
+
+  /** Resolves when every queued event has been posted (or dropped). */
+  flush(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private enqueue(p: Pending): void {
+    if (this.disabled) return;
+    if (this.queue.length >= (this.options.maxQueued ?? 1000)) {
+      this.dropped++;
+      return;
+    }
+    this.queue.push(p);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inFlight < (this.options.concurrency ?? 4) && this.queue.length > 0) {
+      const next = this.queue.shift() as Pending;
+      this.inFlight++;
+      void this.post(next).finally(() => {
+        this.inFlight--;
+        this.pump();
+        if (this.queue.length === 0 && this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+      });
+    }
+  }
+
+  private async post(p: Pending): Promise<void> {
+    if (this.disabled) return;
+    try {
+      // `kubectl describe` finds events by the object's uid: look it up when the engine did not have it
+      // (the instance's ConfigMap, a failed object). An object that does not exist gets none.
+      const uid = p.regarding.uid ?? (await this.uidOf(p.regarding));
+      await this.client.create(this.eventObject({ ...p, regarding: { ...p.regarding, ...(uid ? { uid } : {}) } }));
+      this.posted++;
+    } catch (err) {
+      this.dropped++;
+      if (err instanceof KubeApiError && err.status === 403) {
+        this.disabled = true;
+        this.queue.length = 0;
+        this.options.log?.('warn', `Kubernetes Events are not recorded: ${err.message} (grant create on events to record them)`);
+        return;
+      }
+      this.options.log?.('warn', `could not record a Kubernetes Event on ${p.regarding.kind} ${p.regarding.namespace ?? ''}/${p.regarding.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private async uidOf(ref: ObjectRef): Promise<string | undefined> {
+    const key = refKey(ref);
+    const known = this.uids.get(key);
+    if (known !== undefined) return known;
+    const uid = (await this.client.get(ref))?.metadata.uid;
+    if (uid !== undefined) {
+      if (this.uids.size >= 10_000) this.uids.clear();
+      this.uids.set(key, uid);
+    }
+    return uid;
+  }
+
+  /** A core/v1 Event (what `kubectl describe` and `kubectl get events` read on every version). */
+  private eventObject(p: Pending): KubeObject {
+    const now = (this.options.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+    const micro = (this.options.now?.() ?? new Date()).toISOString().replace(/Z$/, '000Z');
+    const namespace = p.regarding.namespace ?? CLUSTER_SCOPED_EVENT_NAMESPACE;
+    // Unique like client-go's `<name>.<hex time>`, plus a counter and random bits for same-millisecond events.
+    const suffix = `${Date.now().toString(16)}${(this.seq++ % 4096).toString(16).padStart(3, '0')}${randomBytes(2).toString('hex')}`;
+    const involved: Record<string, string> = { apiVersion: p.regarding.apiVersion, kind: p.regarding.kind, name: p.regarding.name };
+    if (p.regarding.namespace !== undefined) involved['namespace'] = p.regarding.namespace;
+    if (p.regarding.uid !== undefined) involved['uid'] = p.regarding.uid;
+    return {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${p.regarding.name.slice(0, 200)}.${suffix}`, namespace },
+      involvedObject: involved,
+      type: p.type,
+      reason: p.reason,
+      action: p.action,
+      message: p.message.length > MAX_MESSAGE ? `${p.message.slice(0, MAX_MESSAGE - 3)}...` : p.message,
+      source: { component: EVENT_COMPONENT },
+      reportingComponent: EVENT_COMPONENT,
+      reportingInstance: this.options.reportingInstance ?? hostname(),
+      firstTimestamp: now,
+      lastTimestamp: now,
+      eventTime: micro,
+      count: 1,
+    };
+  }
+}
+
+function maskText(text: string, sensitive: readonly string[]): string {
+  return sensitive.length === 0 ? text : maskSensitive(text, sensitive);
+}
+
+type Described = Omit<Pending, 'message'> & { message: string };
+
+/** The Kubernetes Events one engine event calls for (pure; exported for tests). */
+export function eventsFor(event: EngineEvent): Described[] {
+  const who = `${event.instance.namespace}/${event.instance.name}`;
+  const instance: AppliedObject = checkpointRef(event.instance);
+  const on = (type: Pending['type'], reason: string, action: string, message: string, regarding: AppliedObject = instance): Described => ({ regarding, type, reason, action, message });
+  switch (event.type) {
+    case 'plan-started':
+      return [on('Normal', 'PlanStarted', 'Plan', `${who}: plan ${event.plan} ${event.resumed ? 'resumed' : 'started'} (${event.run.reason})`)];
+    case 'phase-complete':
+      return [on('Normal', 'PhaseComplete', 'Plan', `${who}: plan ${event.plan} phase ${event.phase} complete`)];
+    case 'step-error':
+      return [on('Warning', 'StepRetrying', 'Apply', `${who}: ${event.plan}/${event.phase}/${event.step} attempt ${event.attempt} failed, retrying in ${Math.round(event.retryInMs / 100) / 10}s: ${event.error.message}`)];
+    case 'step-complete':
+      return event.objects.map((o) => on('Normal', 'Applied', 'Apply', `applied by Baton: ${who} plan ${event.plan}, phase ${event.phase}, step ${event.step}`, o));
+    case 'step-failed': {
+      const text = `${who}: ${event.plan}/${event.phase}/${event.step} failed: ${event.error.code}: ${event.error.message}`;
+      return [on('Warning', 'StepFailed', 'Apply', text), ...(event.object ? [on('Warning', 'StepFailed', 'Apply', text, event.object)] : [])];
+    }
+    case 'plan-complete':
+      return [on('Normal', 'PlanComplete', 'Plan', `${who}: plan ${event.plan} complete`)];
+    case 'plan-failed':
+      return [on('Warning', 'PlanFailed', 'Plan', `${who}: plan ${event.plan} ${event.run.state.status}: ${event.error.message}`)];
+    case 'plan-superseded':
+      return [on('Normal', 'PlanSuperseded', 'Plan', `${who}: plan ${event.plan} superseded by a newer desired state`)];
+    case 'refused':
+      return [on('Warning', 'ChangeRefused', 'Plan', `${who}: change refused: ${event.refusal.message}`)];
+    case 'phase-started':
+    case 'phase-failed':
+    case 'step-started':
+    case 'step-waiting':
+    case 'prune':
+    case 'checkpoint':
+      return [];
+  }
+}

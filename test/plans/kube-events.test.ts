@@ -1,0 +1,118 @@
+/**
+ * Kubernetes Events for plans: which engine events become which Kubernetes Events (pure), and the
+ * recorder against the simulated API server (uids so `kubectl describe` finds them, masking, a full
+ * queue, RBAC refusal turning recording off).
+ */
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import type { EngineEvent } from '../../src/plans/events.js';
+import { eventsFor, KubeEventRecorder } from '../../src/plans/kube-events.js';
+import type { PlanRun } from '../../src/plans/state.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+
+const instance = { name: 'cache', namespace: 'shop' };
+const inRun = { instance, runId: 'r1', plan: 'deploy' };
+const inStep = { ...inRun, phase: 'main', step: 'config' };
+const run = { id: 'r1', plan: 'deploy', reason: 'new instance', state: { status: 'FATAL_ERROR' } } as unknown as PlanRun;
+const checkpoint = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'baton-checkpoint-cache' };
+const cm = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' };
+
+describe('which Kubernetes Events an engine event calls for', () => {
+  it.each<[string, EngineEvent, { reason: string; type: string; on: string; message: RegExp }[]]>([
+    ['a plan start is Normal PlanStarted on the instance', { ...inRun, type: 'plan-started', run, resumed: false, warnings: [] }, [{ reason: 'PlanStarted', type: 'Normal', on: 'baton-checkpoint-cache', message: /shop\/cache: plan deploy started \(new instance\)/ }]],
+    ['a resumed plan says so', { ...inRun, type: 'plan-started', run, resumed: true, warnings: [] }, [{ reason: 'PlanStarted', type: 'Normal', on: 'baton-checkpoint-cache', message: /resumed/ }]],
+    ['a phase end is Normal PhaseComplete', { ...inRun, type: 'phase-complete', phase: 'main' }, [{ reason: 'PhaseComplete', type: 'Normal', on: 'baton-checkpoint-cache', message: /phase main complete/ }]],
+    ['a retried step is Warning StepRetrying with the error and the wait', { ...inStep, type: 'step-error', error: { code: 'KUBE_TOOMANYREQUESTS', message: 'slow down' }, attempt: 2, retryInMs: 1500 }, [{ reason: 'StepRetrying', type: 'Warning', on: 'baton-checkpoint-cache', message: /attempt 2 failed, retrying in 1.5s: slow down/ }]],
+    ['a completed step is Normal Applied on each applied object', { ...inStep, type: 'step-complete', applied: 2, deleted: 0, objects: [cm, { ...cm, name: 'other', uid: 'u-2' }] }, [
+      { reason: 'Applied', type: 'Normal', on: 'settings', message: /applied by Baton: shop\/cache plan deploy, phase main, step config/ },
+      { reason: 'Applied', type: 'Normal', on: 'other', message: /step config/ },
+    ]],
+    ['a failed step is Warning StepFailed on the instance and on the object it failed on', { ...inStep, type: 'step-failed', error: { code: 'GATE_FAILED', message: 'Job failed', object: 'ConfigMap shop/settings' }, object: cm }, [
+      { reason: 'StepFailed', type: 'Warning', on: 'baton-checkpoint-cache', message: /deploy\/main\/config failed: GATE_FAILED: Job failed/ },
+      { reason: 'StepFailed', type: 'Warning', on: 'settings', message: /GATE_FAILED/ },
+    ]],
+    ['a failed plan is Warning PlanFailed with its state', { ...inRun, type: 'plan-failed', run, error: { code: 'X', message: 'boom' } }, [{ reason: 'PlanFailed', type: 'Warning', on: 'baton-checkpoint-cache', message: /plan deploy FATAL_ERROR: boom/ }]],
+    ['a refusal is Warning ChangeRefused', { instance, type: 'refused', refusal: { code: 'IMMUTABLE', message: 'STORAGE is immutable', at: 't', details: {} } }, [{ reason: 'ChangeRefused', type: 'Warning', on: 'baton-checkpoint-cache', message: /change refused: STORAGE is immutable/ }]],
+    ['a waiting step records nothing (it changes too often)', { ...inStep, type: 'step-waiting', object: 'x', message: 'y' }, []],
+  ])('%s', (_name, event, expected) => {
+    const got = eventsFor(event).map((e) => ({ reason: e.reason, type: e.type, on: e.regarding.name, message: e.message }));
+    expect(got).toEqual(expected.map((x) => ({ ...x, message: expect.stringMatching(x.message) })));
+  });
+
+  it('puts instance events on the checkpoint ConfigMap in the instance namespace', () => {
+    expect(eventsFor({ ...inRun, type: 'phase-complete', phase: 'p' })[0]?.regarding).toEqual(checkpoint);
+  });
+});
+
+describe('the recorder against the simulated API server', () => {
+  let cluster: TestCluster;
+  let client: HttpKubeClient;
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    client = await createKubeClient({ url: cluster.url });
+    await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, { fieldManager: 'test' });
+    await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'baton-checkpoint-cache', namespace: 'shop' } }, { fieldManager: 'test' });
+    await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' } }, { fieldManager: 'test' });
+  });
+  afterAll(async () => {
+    client.close();
+    await cluster.stop();
+  });
+  afterEach(() => nock.cleanAll());
+
+  const events = async (): Promise<KubeObject[]> => (await client.list('v1', 'Event', 'shop')).items;
+
+  it('GIVEN plan events WHEN recorded THEN core/v1 Events exist with the objects uids, and kubectl describe shows them', async () => {
+    const recorder = new KubeEventRecorder(client, { reportingInstance: 'test-agent' });
+    const uid = (await client.get({ ...cm }))?.metadata.uid;
+    recorder.record({ ...inRun, type: 'plan-started', run, resumed: false, warnings: [] });
+    recorder.record({ ...inStep, type: 'step-complete', applied: 1, deleted: 0, objects: [{ ...cm, ...(uid ? { uid } : {}) }] });
+    await recorder.flush();
+    expect(recorder.posted).toBe(2);
+    const all = await events();
+    const applied = all.find((e) => e['reason'] === 'Applied');
+    expect(applied).toMatchObject({ type: 'Normal', involvedObject: { kind: 'ConfigMap', name: 'settings', namespace: 'shop', uid }, source: { component: 'baton' }, reportingInstance: 'test-agent', count: 1 });
+    const started = all.find((e) => e['reason'] === 'PlanStarted');
+    // The instance's ConfigMap uid was looked up, so describe finds the event by uid too.
+    expect(started).toMatchObject({ involvedObject: { name: 'baton-checkpoint-cache', uid: (await client.get(checkpoint))?.metadata.uid } });
+    const described = await cluster.kubectl(['describe', 'configmap', 'settings', '-n', 'shop']);
+    expect(described.stdout).toMatch(/Normal\s+Applied\s+.*baton\s+applied by Baton: shop\/cache plan deploy, phase main, step config/);
+    const described2 = await cluster.kubectl(['describe', 'configmap', 'baton-checkpoint-cache', '-n', 'shop']);
+    expect(described2.stdout).toContain('plan deploy started');
+  });
+
+  it('GIVEN sensitive values WHEN a message quotes one THEN the Event carries it masked', async () => {
+    const recorder = new KubeEventRecorder(client);
+    recorder.listener(() => ['hunter2-secret'])({ ...inRun, type: 'plan-failed', run, error: { code: 'KUBE_INVALID', message: 'data.password: Invalid value: "hunter2-secret"' } });
+    await recorder.flush();
+    const failed = (await events()).filter((e) => e['reason'] === 'PlanFailed');
+    expect(failed).toHaveLength(1);
+    expect(JSON.stringify(failed)).not.toContain('hunter2-secret');
+    expect(failed[0]?.['message']).toContain('data.password: Invalid value');
+  });
+
+  it('GIVEN the API forbids creating events WHEN recording THEN it logs once, stops recording, and never throws', async () => {
+    const logs: string[] = [];
+    nock(cluster.url, { allowUnmocked: true }).post('/api/v1/namespaces/shop/events').times(1).reply(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'events is forbidden: User "baton" cannot create resource "events"' }, { 'content-type': 'application/json' });
+    const recorder = new KubeEventRecorder(client, { concurrency: 1, log: (_l, m) => logs.push(m) });
+    for (let i = 0; i < 5; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `p${i}` });
+    await recorder.flush();
+    expect(recorder.posted).toBe(0);
+    expect(logs).toEqual([expect.stringContaining('Kubernetes Events are not recorded: events is forbidden')]);
+    recorder.record({ ...inRun, type: 'phase-complete', phase: 'later' });
+    await recorder.flush();
+    expect(recorder.posted).toBe(0);
+  });
+
+  it('GIVEN more events than the queue holds WHEN recorded at once THEN the surplus is dropped and counted', async () => {
+    const recorder = new KubeEventRecorder(client, { maxQueued: 3, concurrency: 1 });
+    for (let i = 0; i < 10; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `q${i}` });
+    await recorder.flush();
+    // One goes in flight at once, three wait, the rest are dropped.
+    expect(recorder.posted).toBe(4);
+    expect(recorder.dropped).toBe(6);
+  });
+});
