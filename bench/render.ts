@@ -1,9 +1,10 @@
 /**
- * `npm run bench -- render [--n 1000]`: renders N instances of the ZooKeeper framework (latest version
+ * `npm run bench -- render [--n 1000] [--rounds 5]`: renders N instances of the ZooKeeper framework (latest version
  * under frameworks/zookeeper/) through the real pipeline (parameter resolution, sandbox, YAML parsing,
  * checks, enhancement) and, in the same run, the floor: the same templates compiled once with bare EJS,
  * run in-process with no isolation and no checks, their output parsed with js-yaml.
- * Figures: {n, perSecond, floorPerSecond, ratioToFloor, cpu...}; the target is ratioToFloor <= 2.
+ * Rounds alternate floor and pipeline; each side's median round is reported.
+ * Figures: {n, rounds, perSecond, floorPerSecond, ratioToFloor, cpu...}; the target is ratioToFloor <= 2.
  */
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -92,6 +93,7 @@ function floor(fw: Framework): (n: number) => number {
 
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 1000);
+  const rounds = numberArg(args, 'rounds', 5);
   const fw = await zookeeper();
   const renderer = new Renderer();
   try {
@@ -100,22 +102,35 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     runFloor(Math.min(n, 200));
     await realPipeline(fw, renderer, Math.min(n, 200));
     // CPU time (all threads of the process) as well as wall time: on a shared machine wall time mostly
-    // measures the scheduler, CPU time still compares the work done.
+    // measures the scheduler, CPU time still compares the work done. Rounds alternate floor and real
+    // pipeline and each side reports its median round, so neither profits from going first or from a
+    // lucky garbage collection.
     const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
-    let t = performance.now();
-    let cpu = process.cpuUsage();
-    const floorObjects = runFloor(n);
-    const floorSeconds = (performance.now() - t) / 1000;
-    const floorCpuMs = cpuMs(process.cpuUsage(cpu));
-    t = performance.now();
-    cpu = process.cpuUsage();
-    const objects = await realPipeline(fw, renderer, n);
-    const seconds = (performance.now() - t) / 1000;
-    const realCpuMs = cpuMs(process.cpuUsage(cpu));
+    const floorRounds: { seconds: number; cpuMs: number; objects: number }[] = [];
+    const realRounds: { seconds: number; cpuMs: number; objects: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      let t = performance.now();
+      let cpu = process.cpuUsage();
+      const floorObjects = runFloor(n);
+      floorRounds.push({ seconds: (performance.now() - t) / 1000, cpuMs: cpuMs(process.cpuUsage(cpu)), objects: floorObjects });
+      t = performance.now();
+      cpu = process.cpuUsage();
+      const objects = await realPipeline(fw, renderer, n);
+      realRounds.push({ seconds: (performance.now() - t) / 1000, cpuMs: cpuMs(process.cpuUsage(cpu)), objects });
+    }
+    const median = <T extends { seconds: number }>(xs: T[]): T => [...xs].sort((x, y) => x.seconds - y.seconds)[Math.floor(xs.length / 2)]!;
+    const floorMedian = median(floorRounds);
+    const realMedian = median(realRounds);
+    const { seconds, objects } = realMedian;
+    const realCpuMs = realMedian.cpuMs;
+    const floorSeconds = floorMedian.seconds;
+    const floorCpuMs = floorMedian.cpuMs;
+    const floorObjects = floorMedian.objects;
     const perSecond = Math.round(n / seconds);
     const floorPerSecond = Math.round(n / floorSeconds);
     return {
       n,
+      rounds,
       framework: `zookeeper@${fw.version}`,
       objectsPerInstance: objects / n,
       floorObjectsPerInstance: floorObjects / n,

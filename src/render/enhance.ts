@@ -141,13 +141,24 @@ export function canonicalJson(value: unknown): string {
  * Secrets (from the same plan render) each one uses. Pod templates that use none found get no hash.
  */
 export function addConfigHashes(objects: readonly KubeObject[]): void {
-  const data = new Map<string, string>();
+  // Config objects by key; their canonical text is computed only when a pod template uses them.
+  const data = new Map<string, KubeObject>();
   for (const o of objects) {
     if (o.kind !== 'ConfigMap' && o.kind !== 'Secret') continue;
-    const content = { data: o.data ?? null, stringData: o.stringData ?? null, binaryData: o.binaryData ?? null };
-    data.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, canonicalJson(content));
+    data.set(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, o);
   }
   if (data.size === 0) return;
+  const canonical = new Map<string, string>();
+  const contentOf = (key: string): string | undefined => {
+    const o = data.get(key);
+    if (o === undefined) return undefined;
+    let text = canonical.get(key);
+    if (text === undefined) {
+      text = canonicalJson({ data: o.data ?? null, stringData: o.stringData ?? null, binaryData: o.binaryData ?? null });
+      canonical.set(key, text);
+    }
+    return text;
+  };
   for (const o of objects) {
     const pod = podTemplateOf(o);
     if (!pod) continue;
@@ -156,7 +167,7 @@ export function addConfigHashes(objects: readonly KubeObject[]): void {
     const parts: string[] = [];
     for (const [kind, names] of [['ConfigMap', refs.configMaps], ['Secret', refs.secrets]] as const) {
       for (const name of [...names].sort()) {
-        const content = data.get(`${kind}/${ns}/${name}`);
+        const content = contentOf(`${kind}/${ns}/${name}`);
         if (content !== undefined) parts.push(`${kind}/${name}=${content}`);
       }
     }
