@@ -25,8 +25,9 @@ import type { EngineEvent } from './events.js';
 export const EVENT_COMPONENT = 'baton';
 /** Events of cluster-scoped objects go to `default`, as client-go's recorder does. */
 const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
-/** Kubernetes limits an Event message to 1 KiB. */
-const MAX_MESSAGE = 1024;
+/** Kubernetes limits an Event message to 1 KiB (bytes) and the reporting instance to 128 characters. */
+const MAX_MESSAGE_BYTES = 1024;
+const MAX_REPORTING_INSTANCE = 128;
 
 export interface KubeEventRecorderOptions {
   /** Events waiting to be posted; beyond this the newest are dropped (default 1,000). */
@@ -148,16 +149,30 @@ export class KubeEventRecorder {
       type: p.type,
       reason: p.reason,
       action: p.action,
-      message: p.message.length > MAX_MESSAGE ? `${p.message.slice(0, MAX_MESSAGE - 3)}...` : p.message,
+      message: truncateBytes(p.message, MAX_MESSAGE_BYTES),
       source: { component: EVENT_COMPONENT },
       reportingComponent: EVENT_COMPONENT,
-      reportingInstance: this.options.reportingInstance ?? hostname(),
+      reportingInstance: (this.options.reportingInstance ?? hostname()).slice(0, MAX_REPORTING_INSTANCE),
       firstTimestamp: now,
       lastTimestamp: now,
       eventTime: micro,
       count: 1,
     };
   }
+}
+
+/** Cuts `text` to at most `max` UTF-8 bytes on a character boundary, marking the cut with `...`. */
+export function truncateBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let out = '';
+  let bytes = 3;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch);
+    if (bytes + n > max) break;
+    out += ch;
+    bytes += n;
+  }
+  return `${out}...`;
 }
 
 function maskText(text: string, sensitive: readonly string[]): string {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import type { EngineEvent } from '../../src/plans/events.js';
-import { eventsFor, KubeEventRecorder } from '../../src/plans/kube-events.js';
+import { eventsFor, KubeEventRecorder, truncateBytes } from '../../src/plans/kube-events.js';
 import type { PlanRun } from '../../src/plans/state.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 
@@ -39,6 +39,16 @@ describe('which Kubernetes Events an engine event calls for', () => {
   ])('%s', (_name, event, expected) => {
     const got = eventsFor(event).map((e) => ({ reason: e.reason, type: e.type, on: e.regarding.name, message: e.message }));
     expect(got).toEqual(expected.map((x) => ({ ...x, message: expect.stringMatching(x.message) })));
+  });
+
+  it.each([
+    ['a short message stays as it is', 'héllo', 1024, 'héllo'],
+    ['a long ASCII message is cut to the byte limit with a marker', 'x'.repeat(2000), 1024, `${'x'.repeat(1021)}...`],
+    ['a multi-byte message is cut on a character boundary', 'é'.repeat(600), 1024, `${'é'.repeat(510)}...`],
+  ])('%s', (_name, text, max, expected) => {
+    const out = truncateBytes(text, max);
+    expect(out).toBe(expected);
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(max);
   });
 
   it('puts instance events on the checkpoint ConfigMap in the instance namespace', () => {
