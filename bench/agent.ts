@@ -15,6 +15,7 @@ import { GitMirror, ObjectStore } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../src/plans/defaults.js';
+import { KubeEventRecorder } from '../src/plans/kube-events.js';
 import { Renderer } from '../src/render/index.js';
 import { Agent } from '../src/sync/agent.js';
 import { StatusWriter } from '../src/sync/status-writer.js';
@@ -76,8 +77,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     git(env, work, 'push', '--quiet', origin, 'HEAD:refs/heads/main');
 
     // (c) fresh repository to all COMPLETE.
+    // As `baton agent` runs by default: Kubernetes Events recorded for every plan.
+    const events = new KubeEventRecorder(client);
     const mirror = new GitMirror({ dir: join(dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env });
-    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, concurrency: 16, coalesceMs: 500 });
+    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, concurrency: 16, coalesceMs: 500, kubeEvents: events });
     await agent.start();
     let complete = 0;
     const allMs = await timed(async () => {
@@ -128,6 +131,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
       statusPushMs10: pushMs['10'],
       [`statusPushMs${history}`]: pushMs[String(history)],
+      kubeEventsPosted: events.posted,
+      kubeEventsDropped: events.dropped,
       peakRssMiB: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 1048576),
     };
   } finally {
