@@ -15,7 +15,7 @@ import { errorMessage } from '../errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
-import { reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
+import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
 import { StatusWriter } from './status-writer.js';
@@ -66,6 +66,8 @@ export interface CommitRefusal {
 
 const REFUSAL_CODES: Record<CommitRefusal['reason'], string> = { unsigned: 'COMMIT_UNSIGNED', untrusted: 'COMMIT_UNTRUSTED', bad: 'COMMIT_BAD_SIGNATURE' };
 const isSignatureRefusal = (status: InstanceStatus | undefined): boolean => Object.values(REFUSAL_CODES).includes(status?.refusal?.code ?? '');
+/** A status written only to record a signature refusal: no plan ever ran, nothing is in the cluster. */
+const neverApplied = (status: InstanceStatus): boolean => isSignatureRefusal(status) && status.currentPlan === undefined && status.inventory.length === 0;
 
 export interface InstanceReport {
   instance: string;
@@ -148,7 +150,12 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
-      if (this.refused?.keys.has(key) === true) continue;
+      if (this.refused?.keys.has(key) === true || desired.has(key)) continue;
+      // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
+      if (neverApplied(previous)) {
+        jobs.push(this.forget(previous));
+        continue;
+      }
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
     if (options.wait === false) {
@@ -178,6 +185,8 @@ export class Agent {
       return [];
     }
     if (this.refused?.commit === refusal.commit) return [];
+    // A different refused commit: look at every instance again (some refusals may no longer hold).
+    this.lastCommit = undefined;
     await this.loadStatuses();
     const refusedDesired = await scanDesired(await this.store.at(refusal.commit), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
@@ -206,6 +215,17 @@ export class Agent {
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
     return reports;
+  }
+
+  /** Removes the status file of an instance that only a refused commit ever named. */
+  private forget(previous: InstanceStatus): Promise<InstanceReport> {
+    const id = keyString(previous.instance);
+    forgetRefusedInstance(this.runDeps(), previous);
+    this.statuses.delete(id);
+    this.nextRuns.delete(id);
+    const outcome: RunOutcome = { kind: 'removed', message: 'only a refused commit named this instance' };
+    this.options.onOutcome?.(outcome);
+    return Promise.resolve({ instance: id, reason: 'instance file removed', outcome });
   }
 
   private runDeps(): InstanceRunDeps {
@@ -247,7 +267,7 @@ export class Agent {
     // Changed by a refused commit: its status says so, and what runs stays as it is.
     if (this.refused?.keys.has(key) === true && !UNFINISHED.has(previous?.state ?? '')) return undefined;
     // A signature refusal that no longer applies (the verified commit now in force) is rewritten.
-    const staleRefusal = this.refused === undefined && isSignatureRefusal(previous);
+    const staleRefusal = isSignatureRefusal(previous) && previous?.refusal?.commit !== this.refused?.commit;
     if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '') || staleRefusal) {
       // Already being worked on for this very desired state (the loop does not wait for plans).
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;

@@ -189,6 +189,12 @@ export async function reportCommitRefusal(deps: InstanceRunDeps, input: CommitRe
   return reporter.last;
 }
 
+/** Deletes the status file of an instance that only a refused commit named (nothing ran for it). */
+export function forgetRefusedInstance(deps: InstanceRunDeps, previous: InstanceStatus): void {
+  const reporter = reporterFor(deps, { key: previous.instance, commit: previous.sourceCommit, previous, schedules: [] }, undefined);
+  reporter.write({ ...reporter.transition('removed', 'REMOVED'), message: 'only a refused commit named this instance' }, { removed: true });
+}
+
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {
   if (input.desired === undefined) {
     // Removed: the framework and values it was applied with are in the commit it was applied at.

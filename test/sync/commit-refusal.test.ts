@@ -101,6 +101,27 @@ describe('the agent and a commit refused by signature verification', () => {
     expect(world.user.git('rev-parse', 'HEAD')).toBe(before);
   });
 
+  it('GIVEN a second untrusted commit that drops the new instance WHEN polled THEN the refusal names it for site, and the never-applied instance loses its status', async () => {
+    await world.user.pull();
+    world.user.remove('instances/shop/shop.yaml');
+    const second = world.user.commit('untrusted, drops shop');
+    await world.user.push();
+    refusal = { commit: second, reason: 'unsigned', message: `commit ${second.slice(0, 12)} is not signed` };
+
+    const report = await agent.pass();
+    expect(outcomes(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'removed' });
+    expect(await statusOf('site')).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNSIGNED', commit: second } });
+    expect(await statusOf('shop')).toBeUndefined();
+    expect(await value('site')).toMatchObject({ value: 'one' });
+    // Back to the same refused change as before (shop added again, unsigned): recorded again for shop.
+    await world.user.pull();
+    world.user.write('instances/shop/shop.yaml', instance({ VALUE: 'new' }));
+    const third = world.user.commit('untrusted again');
+    await world.user.push();
+    refusal = { commit: third, reason: 'untrusted', message: `commit ${third.slice(0, 12)} is signed by an unknown key` };
+    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
+  });
+
   it('GIVEN the refused change then verified WHEN polled THEN it is applied and the refusal leaves the status', async () => {
     mirror.pinned = undefined;
     refusal = undefined;
