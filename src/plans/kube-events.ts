@@ -71,10 +71,24 @@ export class KubeEventRecorder {
     for (const e of eventsFor(event)) this.enqueue({ ...e, message: maskText(e.message, sensitive) });
   }
 
-  /** Resolves when every queued event has been posted (or dropped). */
-  flush(): Promise<void> {
+  /**
+   * Resolves when every queued event has been posted (or dropped), or after `timeoutMs` (default 5 s):
+   * then the events still queued are dropped, so an unreachable API server cannot hold up a shutdown.
+   */
+  flush(timeoutMs = 5000): Promise<void> {
     if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.dropped += this.queue.length;
+        this.queue.length = 0;
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private enqueue(p: Pending): void {

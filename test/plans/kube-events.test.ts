@@ -117,6 +117,19 @@ describe('the recorder against the simulated API server', () => {
     expect(recorder.posted).toBe(0);
   });
 
+  it('GIVEN an API server that does not answer WHEN flushing THEN flush gives up after its timeout and drops what is queued', async () => {
+    nock(cluster.url, { allowUnmocked: true }).persist().post('/api/v1/namespaces/shop/events').delay(5_000).reply(201, {});
+    const slow = await createKubeClient({ url: cluster.url, timeoutMs: 10_000 });
+    const recorder = new KubeEventRecorder(slow, { concurrency: 1 });
+    for (let i = 0; i < 4; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `s${i}` });
+    const started = Date.now();
+    await recorder.flush(300);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(recorder.dropped).toBe(3);
+    expect(recorder.posted).toBe(0);
+    slow.close();
+  });
+
   it('GIVEN more events than the queue holds WHEN recorded at once THEN the surplus is dropped and counted', async () => {
     const recorder = new KubeEventRecorder(client, { maxQueued: 3, concurrency: 1 });
     for (let i = 0; i < 10; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `q${i}` });
