@@ -171,7 +171,7 @@ export class Agent {
   /**
    * Signature verification refused the branch tip: once per refused commit, write the refusal into
    * the status of each instance whose desired state that commit changes (compared with the last
-   * verified commit, or every instance when none verified yet). Those instances keep what runs now;
+   * verified commit; without one, with what the instance's status says was last acted on). Those instances keep what runs now;
    * nothing is applied for them until a verified commit arrives. When the refusal clears, a full pass
    * runs so that their status is rewritten.
    */
@@ -190,7 +190,11 @@ export class Agent {
     await this.loadStatuses();
     const refusedDesired = await scanDesired(await this.store.at(refusal.commit), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
-    const keys = new Set([...refusedDesired.keys(), ...verifiedDesired.keys()].filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, verifiedDesired.get(k)?.fingerprint)));
+    // The baseline is the last verified commit; with none known (a restart with a refused tip), what each
+    // instance's status says the agent last acted on.
+    const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
+    const candidates = verified !== undefined ? [...refusedDesired.keys(), ...verifiedDesired.keys()] : [...refusedDesired.keys(), ...this.statuses.keys()];
+    const keys = new Set(candidates.filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, baseline(k))));
     this.refused = { commit: refusal.commit, keys };
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;

@@ -19,10 +19,12 @@ import { agentWorld, instance, type AgentWorld } from './fixtures.js';
 class PinnedMirror extends GitMirror {
   pinned: string | undefined;
   tip: string | undefined;
+  /** As a restarted verifying mirror whose tip is refused: no verified commit known at all. */
+  noneVerified = false;
 
   override async fetch(branch: string): Promise<string | undefined> {
     this.tip = await super.fetch(branch);
-    return this.pinned ?? this.tip;
+    return this.noneVerified ? undefined : (this.pinned ?? this.tip);
   }
 }
 
@@ -130,5 +132,29 @@ describe('the agent and a commit refused by signature verification', () => {
     const site = await statusOf('site');
     expect(site?.state).toBe('COMPLETE');
     expect(site?.refusal).toBeUndefined();
+  });
+
+  it('GIVEN a restarted agent that knows no verified commit WHEN the tip is refused THEN only the instances it changes against their status are refused', async () => {
+    await world.user.pull();
+    world.user.write('instances/shop/blog.yaml', instance({ VALUE: 'blog-2' }));
+    const unsigned = world.user.commit('unsigned blog change');
+    await world.user.push();
+    const mirror2 = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent-restarted'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
+    mirror2.noneVerified = true;
+    const restarted = new Agent({
+      mirror: mirror2, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
+      author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20,
+      commitRefusal: () => ({ commit: unsigned, reason: 'unsigned', message: `commit ${unsigned.slice(0, 12)} is not signed` }),
+    });
+    await restarted.start();
+    try {
+      const report = await restarted.pass();
+      expect(outcomes(report)).toEqual({ 'shop/blog': 'refused' });
+      expect(await statusOf('blog')).toMatchObject({ state: 'REFUSED', refusal: { commit: unsigned } });
+      expect(await statusOf('site')).toMatchObject({ state: 'COMPLETE' });
+      expect(await value('blog')).toMatchObject({ value: 'blog' });
+    } finally {
+      await restarted.stop();
+    }
   });
 });
