@@ -162,6 +162,9 @@ export function sshSigner(privateKeyFile: string): (payload: string) => Promise<
   };
 }
 
+/** How many non-status commits below a refused tip a fresh agent checks for the last verified one. */
+const ANCESTOR_SEARCH_LIMIT = 25;
+
 export interface VerifyingMirrorOptions extends MirrorOptions {
   /** The branch whose commits must be signed (status branches are Baton's own). */
   branch: string;
@@ -177,8 +180,8 @@ export interface VerifyingMirrorOptions extends MirrorOptions {
 /**
  * A GitMirror whose `fetch` of the watched branch returns only a commit whose signature verifies
  * (the tip itself, or the tip above a verified commit with only status commits on top). A refused tip
- * yields the last verified commit (undefined before any), so the agent keeps what it applied and runs
- * no plan for the refused change. The tracking ref still moves, so status pushes stay fast-forward.
+ * yields the last verified commit (on a fresh start, the newest verified one below the tip; undefined
+ * when there is none), so the agent keeps what it applied and runs no plan for the refused change. The tracking ref still moves, so status pushes stay fast-forward.
  */
 export class VerifyingMirror extends GitMirror {
   private readonly verify: VerifyingMirrorOptions;
@@ -206,7 +209,23 @@ export class VerifyingMirror extends GitMirror {
     }
     this.lastRefusal = { commit: target, verdict: result };
     if (fresh) this.verify.onRefused?.(target, result);
+    // A fresh start (or restart) that finds the tip refused: the last verified commit is further down.
+    this.lastVerified ??= await this.newestVerifiedAncestor(target);
     return this.lastVerified;
+  }
+
+  /**
+   * The newest commit below `refused` (first parent) whose signature verifies, looking at most at
+   * `ANCESTOR_SEARCH_LIMIT` commits that change more than status files. Undefined when none does.
+   */
+  private async newestVerifiedAncestor(refused: string): Promise<string | undefined> {
+    let checked = 0;
+    for (const c of await this.firstParentHistory(`${refused}^`, ANCESTOR_SEARCH_LIMIT * 4).catch(() => [])) {
+      if (c.statusOnly) continue;
+      if (++checked > ANCESTOR_SEARCH_LIMIT) return undefined;
+      if ((await verifyCommit(this.dir, c.id, this.verify.trust)).verified) return c.id;
+    }
+    return undefined;
   }
 
   /**
@@ -214,12 +233,16 @@ export class VerifyingMirror extends GitMirror {
    * status directory (Baton's write-back); any other commit, empty ones included, is the one to verify.
    */
   private async newestNonStatusCommit(tip: string): Promise<string> {
+    return (await this.firstParentHistory(tip, 200)).find((c) => !c.statusOnly)?.id ?? tip;
+  }
+
+  /** Up to `limit` commits from `rev` down its first parents, each with whether it touches only status files. */
+  private async firstParentHistory(rev: string, limit: number): Promise<{ id: string; statusOnly: boolean }[]> {
     const prefix = `${this.verify.statusDir ?? 'status'}/`;
-    const out = await this.read(['log', '--first-parent', '-n', '200', '--format=%x00%H', '--name-only', '--no-renames', tip]);
-    for (const entry of out.split('\0').slice(1)) {
+    const out = await this.read(['log', '--first-parent', '-n', String(limit), '--format=%x00%H', '--name-only', '--no-renames', rev]);
+    return out.split('\0').slice(1).map((entry) => {
       const [id = '', ...files] = entry.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-      if (files.length === 0 || files.some((f) => !f.startsWith(prefix))) return id;
-    }
-    return tip;
+      return { id, statusOnly: files.length > 0 && files.every((f) => f.startsWith(prefix)) };
+    });
   }
 }

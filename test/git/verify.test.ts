@@ -139,10 +139,26 @@ describe('commit signature verification with real keys', () => {
     expect(await mirror.fetch('main')).toBe(status);
     expect(refusals).toEqual([`${unsigned.slice(0, 7)} unsigned`]);
     expect(mirror.lastRefusal?.verdict.message).toContain(unsigned.slice(0, 12));
+    // A restarted agent (a fresh mirror) that finds the tip refused gets the newest verified commit below it.
+    const restarted = new VerifyingMirror({ dir: join(sandbox.dir, 'mirror-restarted'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env, branch: 'main', trust: { allowedSigners: allowedFile } });
+    await restarted.init();
+    expect(await restarted.fetch('main')).toBe(signed);
+    expect(restarted.lastRefusal?.commit).toBe(unsigned);
     // A signed fix resumes syncing.
     const fixed = put('instances/prod/redis.yaml', signedArgs);
     expect(await mirror.fetch('main')).toBe(fixed);
     expect(mirror.lastRefusal).toBeUndefined();
+    // With no signed commit anywhere below the refused tip, nothing is handed to the agent.
+    const bare = join(sandbox.dir, 'unsigned-only');
+    mkdirSync(bare);
+    git(sandbox.env, bare, 'init', '-q');
+    writeFileSync(join(bare, 'a.txt'), 'a\n');
+    git(sandbox.env, bare, 'add', 'a.txt');
+    git(sandbox.env, bare, 'commit', '-q', '-m', 'unsigned only');
+    const none = new VerifyingMirror({ dir: join(sandbox.dir, 'mirror-none'), remote: { url: bare, auth: { kind: 'none' } }, env: sandbox.env, branch: 'main', trust: { allowedSigners: allowedFile } });
+    await none.init();
+    expect(await none.fetch('main')).toBeUndefined();
+    expect(none.lastRefusal?.verdict.reason).toBe('unsigned');
   });
 
   describe.skipIf(!has('gpg'))('OpenPGP signatures (gpg is installed)', () => {
