@@ -28,6 +28,7 @@ const CLUSTER_SCOPED_EVENT_NAMESPACE = 'default';
 /** Kubernetes limits an Event message to 1 KiB (bytes) and the reporting instance to 128 characters. */
 const MAX_MESSAGE_BYTES = 1024;
 const MAX_REPORTING_INSTANCE = 128;
+const WARN_INTERVAL_MS = 60_000;
 
 export interface KubeEventRecorderOptions {
   /** Events waiting to be posted; beyond this the newest are dropped (default 1,000). */
@@ -54,6 +55,8 @@ export class KubeEventRecorder {
   private disabled = false;
   private idle: (() => void)[] = [];
   private seq = 0;
+  private lastWarnAt = -Infinity;
+  private suppressedWarnings = 0;
   /** Uids looked up (mostly instances' checkpoint ConfigMaps, which get an event per transition). */
   private readonly uids = new Map<string, string>();
   /** Events dropped because the queue was full, or because posting failed. */
@@ -129,7 +132,16 @@ export class KubeEventRecorder {
         this.options.log?.('warn', `Kubernetes Events are not recorded: ${err.message} (grant create on events to record them)`);
         return;
       }
-      this.options.log?.('warn', `could not record a Kubernetes Event on ${p.regarding.kind} ${p.regarding.namespace ?? ''}/${p.regarding.name}: ${err instanceof Error ? err.message : String(err)}`);
+      // One warning a minute at most: a failing API server must not flood the log.
+      const now = Date.now();
+      if (now - this.lastWarnAt < WARN_INTERVAL_MS) {
+        this.suppressedWarnings++;
+        return;
+      }
+      const more = this.suppressedWarnings > 0 ? ` (and ${this.suppressedWarnings} more failures since the last warning)` : '';
+      this.lastWarnAt = now;
+      this.suppressedWarnings = 0;
+      this.options.log?.('warn', `could not record a Kubernetes Event on ${p.regarding.kind} ${p.regarding.namespace ?? ''}/${p.regarding.name}: ${err instanceof Error ? err.message : String(err)}${more}`);
     }
   }
 

@@ -130,6 +130,16 @@ describe('the recorder against the simulated API server', () => {
     slow.close();
   });
 
+  it('GIVEN an API server failing every event WHEN many are recorded THEN one warning is logged, not one per event', async () => {
+    nock(cluster.url, { allowUnmocked: true }).persist().post('/api/v1/namespaces/shop/events').reply(500, { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd is down' }, { 'content-type': 'application/json' });
+    const logs: string[] = [];
+    const recorder = new KubeEventRecorder(client, { log: (_l, m) => logs.push(m) });
+    for (let i = 0; i < 6; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `f${i}` });
+    await recorder.flush();
+    expect(recorder.dropped).toBe(6);
+    expect(logs).toEqual([expect.stringContaining('etcd is down')]);
+  });
+
   it('GIVEN more events than the queue holds WHEN recorded at once THEN the surplus is dropped and counted', async () => {
     const recorder = new KubeEventRecorder(client, { maxQueued: 3, concurrency: 1 });
     for (let i = 0; i < 10; i++) recorder.record({ ...inRun, type: 'phase-complete', phase: `q${i}` });

@@ -63,7 +63,8 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
     // Kubernetes Events as the agent records them; a warning (not a failure) when RBAC forbids them.
-    const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_level, message) => print.line(`warning: ${mask(message)}`) }) : undefined;
+    // (On stderr, so that `-o json` output stays JSON.)
+    const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_level, message) => io.stderr(`warning: ${mask(message)}\n`) }) : undefined;
     const record = events?.listener(() => source.sensitiveValues);
     const result = await reconcileSource(client, source, record ? (e) => { print.event(e); record(e); } : print.event);
     await events?.flush();
