@@ -126,6 +126,49 @@ describe('isolation', () => {
     expect(await value('v: <%= typeof leftover %>')).toEqual({ v: 'undefined' });
   });
 
+  /** Two instances' jobs in ONE batch (as the agent sends them): the second must see nothing of the first. */
+  async function batchOfTwo(first: string, second: string, secondParams: Record<string, unknown> = base.params): Promise<RenderOutput[]> {
+    const compiled = [['a.yaml.ejs', first], ['b.yaml.ejs', second]].map(([name, t]) => {
+      const c = compileTemplate({ name: name!, file: `t/${name!}`, text: t!, id: `${name!}:${t!}` });
+      if (!c.ok) throw new Error(c.problem.message);
+      return c.compiled;
+    });
+    const plan = (): { name: string; phase: string; step: string; args: Record<string, string> } => ({ name: 'deploy', phase: 'p', step: 's', args: {} });
+    const partials = Object.fromEntries(compiled.map((c) => [c.name, c.key]));
+    const [a, b] = await Promise.all([
+      renderer.run({ base, renders: [{ key: compiled[0]!.key, file: 't/a.yaml.ejs', plan: plan() }, { key: compiled[1]!.key, file: 't/b.yaml.ejs', plan: plan() }], partials, defines: compiled }),
+      renderer.run({ base: { ...base, instance: { name: 'other', namespace: 'apps' }, params: secondParams }, renders: [{ key: compiled[1]!.key, file: 't/b.yaml.ejs', plan: plan() }], partials, defines: compiled }),
+    ]);
+    return [...a!, ...b!];
+  }
+
+  it('a global one instance sets is gone before the next instance of the same batch renders', async () => {
+    const [, sameJob, otherJob] = await batchOfTwo('<% globalThis.stolen = params.NAME %>v: 1', 'v: <%= typeof stolen === "undefined" ? "clean" : stolen %>');
+    expect(sameJob).toMatchObject({ ok: true, docs: [{ value: { v: 'clean' } }] });
+    expect(otherJob).toMatchObject({ ok: true, docs: [{ value: { v: 'clean' } }] });
+  });
+
+  it.each([
+    ['Object.defineProperty', 'Object.defineProperty(globalThis, "stuck", { value: 1 })'],
+    ['Object.defineProperties', 'Object.defineProperties(globalThis, { stuck: { value: 1 } })'],
+    ['Reflect.defineProperty', 'Reflect.defineProperty(globalThis, "stuck", { value: 1 })'],
+  ])('a global that could not be deleted again (%s) is refused', async (_name, expr) => {
+    const [first, , other] = await batchOfTwo(`<% ${expr} %>v: 1`, 'v: <%= typeof stuck %>');
+    expect(first).toMatchObject({ ok: false, kind: 'runtime', message: expect.stringContaining('templates may not define globals') });
+    expect(other).toMatchObject({ ok: true, docs: [{ value: { v: 'undefined' } }] });
+  });
+
+  it.each([
+    ['a nested parameter value', '<% params.LIST.push("injected") %>', 'v: <%= params.LIST %>', { v: ['a', 'b'] }],
+    ['the instance', '<% instance.name = "hijacked" %>', 'v: <%= instance.name %>', { v: 'site' }],
+    ['the labels', '<% labels.extra = "x" %>', 'v: <%= Object.keys(labels).length %>', { v: 1 }],
+    ['the plan', '<% plan.args.target = "y" %>', 'v: <%= plan.name %>', { v: 'deploy' }],
+  ])('a template cannot change %s for the next template of the same instance', async (_name, change, read, expected) => {
+    const [first, second] = await batchOfTwo(`${change}v: 1`, read);
+    expect(first).toMatchObject({ ok: false, kind: 'runtime' });
+    expect(second).toMatchObject({ ok: true, docs: [{ value: expected }] });
+  });
+
   it('an endless loop is stopped and the sandbox keeps working', async () => {
     expect(await render('<% for (;;) {} %>')).toMatchObject({ ok: false, kind: 'timeout', file: 't/main.yaml.ejs' });
     expect(await value('v: 1')).toEqual({ v: 1 });

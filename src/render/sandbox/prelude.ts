@@ -188,9 +188,20 @@ export const PRELUDE = String.raw`
   });
   function paramsObject(values) {
     // values is a fresh object from JSON.parse: re-parent and freeze it in place (defineProperty per value
-    // was the hottest line of the prelude in profiles).
+    // was the hottest line of the prelude in profiles). Nested lists and maps are frozen too, so one
+    // template cannot change what the next one of the same instance reads.
+    ObjectKeys(values).forEach(function (k) { freezeData(values[k]); });
     Object.setPrototypeOf(values, undeclared);
     return Object.freeze(values);
+  }
+
+  /** Deep-freezes JSON data (from JSON.parse: plain objects and arrays only). */
+  function freezeData(v) {
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+    Object.freeze(v);
+    if (isArray(v)) for (var i = 0; i < v.length; i++) freezeData(v[i]);
+    else { var ks = ObjectKeys(v); for (var j = 0; j < ks.length; j++) freezeData(v[ks[j]]); }
+    return v;
   }
 
   function makeRethrow(file) {
@@ -224,13 +235,14 @@ export const PRELUDE = String.raw`
   function runJob(job, index) {
     var base = job.base, results = [];
     var params = paramsObject(base.params);
-    var shared = { params: params, instance: base.instance, framework: base.framework, labels: base.labels, selectorLabels: base.selectorLabels };
+    // Everything a template reads is frozen: nothing one render does is visible to the next.
+    var shared = Object.freeze({ params: params, instance: freezeData(base.instance), framework: freezeData(base.framework), labels: freezeData(base.labels), selectorLabels: freezeData(base.selectorLabels) });
     for (var i = 0; i < job.renders.length; i++) {
       var r = job.renders[i];
       current = { job: index, file: r.file };
       // Locals inherit the shared part: copying ~30 names per render showed up in profiles.
       var locals = ObjectCreate(shared);
-      locals.plan = r.plan;
+      locals.plan = freezeData(r.plan);
       try {
         var text = renderTemplate(r.key, locals, job.partials, 0);
         if (text.length > MAX_OUTPUT) results.push({ ok: false, kind: 'output', file: r.file, line: 0, message: 'rendered output is larger than 4 MiB' });
@@ -239,6 +251,8 @@ export const PRELUDE = String.raw`
         if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || r.file, line: err.line || 0, message: err.message });
         else results.push({ ok: false, kind: 'runtime', file: r.file, line: 0, message: String(err && err.message) });
       }
+      // Globals a template created (globalThis.x = ...) go before the next render, of this or any instance.
+      removeGlobals();
     }
     return results;
   }
@@ -259,6 +273,14 @@ export const PRELUDE = String.raw`
       return jobs.map(runJob);
     } finally { running = false; current = { job: -1, file: current.file }; }
   } });
+
+  // Templates may not define globals that cannot be deleted again (defineProperty defaults to
+  // non-configurable): the define functions refuse the global object as a target.
+  var defineProperty = Object.defineProperty, defineProperties = Object.defineProperties, reflectDefine = Reflect.defineProperty;
+  function noGlobal(target, name) { if (target === G) throw new TypeError(name + ': templates may not define globals'); }
+  Object.defineProperty = function (o, k, d) { noGlobal(o, 'Object.defineProperty'); return defineProperty(o, k, d); };
+  Object.defineProperties = function (o, ds) { noGlobal(o, 'Object.defineProperties'); return defineProperties(o, ds); };
+  Reflect.defineProperty = function (o, k, d) { noGlobal(o, 'Reflect.defineProperty'); return reflectDefine(o, k, d); };
 
   // Lockdown: freeze every intrinsic reachable from the global object so templates cannot leave state
   // behind for the next render (determinism) or change the helpers.
@@ -281,9 +303,11 @@ export const PRELUDE = String.raw`
   ObjectKeys(builtins).forEach(function (n) { templateScope[n] = builtins[n]; });
   Object.freeze(templateScope);
   var baseline = new Set(Reflect.ownKeys(G));
+  var ownKeys = Reflect.ownKeys;
+  function removeGlobals() { ownKeys(G).forEach(function (k) { if (!baseline.has(k)) { try { delete G[k]; } catch (e) { /* keep */ } } }); }
   return {
-    // Globals a template created (globalThis.x = ...) are removed after every batch.
-    cleanup: function () { Reflect.ownKeys(G).forEach(function (k) { if (!baseline.has(k)) { try { delete G[k]; } catch (e) { /* keep */ } } }); },
+    // Globals a template created are removed after every render (runJob), and again after every batch.
+    cleanup: removeGlobals,
     // factory: the compiled template's outer function; it binds helpers and built-ins once, here.
     define: function (key, file, factory) { if (!defs.has(key)) defs.set(key, { fn: factory(templateScope), rethrow: makeRethrow(file) }); },
     has: function (key) { return defs.has(key); },
