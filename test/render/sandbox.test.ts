@@ -139,7 +139,7 @@ describe('isolation', () => {
       renderer.run({ base, renders: [{ key: compiled[0]!.key, file: 't/a.yaml.ejs', plan: plan() }, { key: compiled[1]!.key, file: 't/b.yaml.ejs', plan: plan() }], partials, defines: compiled }),
       renderer.run({ base: { ...base, instance: { name: 'other', namespace: 'apps' }, params: secondParams }, renders: [{ key: compiled[1]!.key, file: 't/b.yaml.ejs', plan: plan() }], partials, defines: compiled }),
     ]);
-    return [...a!, ...b!];
+    return [...a, ...b];
   }
 
   it('a global one instance sets is gone before the next instance of the same batch renders', async () => {
