@@ -20,9 +20,22 @@ export class AgentServer {
 
   constructor(private readonly options: AgentServerOptions) {
     this.server = createServer((req, res) => {
-      void this.handle(req).then(({ status, body, type }) => {
-        res.writeHead(status, { 'content-type': type ?? 'text/plain; charset=utf-8' }).end(body);
-      });
+      // Nothing a client does (a body cut off mid-way, a reset connection) may reach the process as an
+      // unhandled rejection: the agent must outlive any request.
+      this.handle(req)
+        .catch((err: unknown) => {
+          this.options.log('warn', `${req.method ?? '?'} ${(req.url ?? '/').split('?')[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+          return { status: 400, body: 'bad request\n' };
+        })
+        .then(({ status, body, type }: { status: number; body: string; type?: string }) => {
+          if (res.destroyed || res.headersSent) return;
+          res.writeHead(status, { 'content-type': type ?? 'text/plain; charset=utf-8' }).end(body);
+        })
+        .catch(() => undefined);
+    });
+    this.server.on('clientError', (_err, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      else socket.destroy();
     });
   }
 
