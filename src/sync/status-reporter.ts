@@ -6,6 +6,7 @@ import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
 import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
+import { maskSensitive } from '../render/mask.js';
 import { buildStatus, formatStatus, statusPath, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 
@@ -80,7 +81,10 @@ export class StatusReporter {
   }
 
   /** Submits the status as it is now, described by `t`. */
-  write(t: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
+  write(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
+    // The commit subject and trailers go into git log for good: a message quoting a sensitive value
+    // (an API error echoing a field) is masked like the status file itself.
+    const t = maskSensitive(transition, this.ctx.sensitiveValues);
     if (extra.removed) {
       this.writer.submit({ path: statusPath(this.ctx.key), content: null, summary: summaryOf(t), trailers: trailersOf(t) });
       return;

@@ -1,0 +1,28 @@
+/**
+ * The status reporter masks sensitive values in everything that reaches Git: the status file, the
+ * commit subject and the trailers (git log keeps them for good).
+ */
+import { describe, expect, it } from 'vitest';
+import { StatusReporter } from '../../src/sync/status-reporter.js';
+import type { StatusUpdate, StatusWriter } from '../../src/sync/status-writer.js';
+
+function capture(): { writer: StatusWriter; updates: StatusUpdate[] } {
+  const updates: StatusUpdate[] = [];
+  return { writer: { submit: (u: StatusUpdate) => void updates.push(u) } as unknown as StatusWriter, updates };
+}
+
+describe('the status reporter', () => {
+  it('GIVEN a failure message quoting a sensitive value WHEN written THEN the file, the subject and the trailers carry it masked', () => {
+    const { writer, updates } = capture();
+    const reporter = new StatusReporter(writer, {
+      key: { namespace: 'shop', name: 'site' }, framework: { name: 'web', version: '1.0.0' }, sourceCommit: 'a'.repeat(40),
+      observed: { instance: 'b'.repeat(40) }, sensitiveValues: [], schedules: [], now: () => '2026-11-22T00:00:00Z',
+    });
+    reporter.setSensitiveValues(['hunter2-secret']);
+    reporter.write({ ...reporter.transition('plan-failed', 'FATAL_ERROR'), plan: 'deploy', message: 'apply failed: data.password: Invalid value: "hunter2-secret"' });
+    expect(updates).toHaveLength(1);
+    const text = JSON.stringify(updates[0]);
+    expect(text).not.toContain('hunter2-secret');
+    expect(updates[0]?.summary).toContain('Invalid value');
+  });
+});
