@@ -77,7 +77,8 @@ function shortJson(v: unknown): string {
 /**
  * Resolves values for a framework's declarations. `values` come from an instance file (located via
  * `origin`), `args` are plan arguments that are not parameters and are not checked here.
- * Sensitive values are never put into messages.
+ * Every declared parameter is in the result: one without a value (not given and no default, or given
+ * as null) is null, which is an error only for a required one. Sensitive values are never put into messages.
  */
 export function resolveParams(decls: readonly ParamDecl[], values: ParamValues, origin?: ValuesOrigin, paramsFile = 'params.yaml'): ResolvedParams {
   const problems: Problem[] = [];
@@ -101,6 +102,9 @@ export function resolveParams(decls: readonly ParamDecl[], values: ParamValues, 
     const value = given ? values[decl.name] : decl.default;
     if (value === undefined || value === null) {
       if (isRequired(decl)) problems.push(problem({ code: 'PARAM_REQUIRED', ...at(undefined), message: `parameter ${decl.name} is required: set it under params` }));
+      // Present as null, never absent: the template's params object throws for names it does not hold,
+      // so `params.OPT || "none"` must find OPT. Null is "no value": no type or constraint applies to it.
+      resolved[decl.name] = null;
       continue;
     }
     const found = checkParamValue(decl, value);

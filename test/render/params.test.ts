@@ -48,10 +48,41 @@ describe('resolveParams', () => {
     expect(r.problems.map((p) => [p.code, p.message])).toEqual([['PARAM_REQUIRED', 'parameter P is required: set it under params']]);
   });
 
-  it('GIVEN required: false and no default THEN the parameter is simply absent', () => {
-    const r = resolveParams([decl({ name: 'P', required: false })], {});
+  it.each([
+    ['required: false, no default and no value', decl({ name: 'P', required: false }), {}],
+    ['required: false, no default and an explicit null', decl({ name: 'P', required: false }), { P: null }],
+    ['a default and an explicit null', decl({ name: 'P', default: 'd' }), { P: null }],
+    ['an integer with minimum/maximum and no value', decl({ name: 'P', type: 'integer', required: false, minimum: 1, maximum: 3 }), {}],
+    ['an enum and an explicit null', decl({ name: 'P', required: false, enum: ['a', 'b'] }), { P: null }],
+    ['a pattern and no value', decl({ name: 'P', required: false, pattern: '^[0-9]+Gi$' }), {}],
+    ['an object type and an explicit null', decl({ name: 'P', type: 'object', required: false }), { P: null }],
+    ['a sensitive one and no value (nothing to mask)', decl({ name: 'P', required: false, sensitive: true }), {}],
+  ])('GIVEN an optional parameter with %s THEN it reaches templates as null, with no type or constraint problem', (_name, d, values) => {
+    const r = resolveParams([d], values);
     expect(r.problems).toEqual([]);
-    expect(r.values).toEqual({});
+    expect(r.values).toStrictEqual({ P: null });
+    expect(r.sensitiveValues).toEqual([]);
+  });
+
+  it.each([
+    ['no default and no value', decl({ name: 'P' }), {}],
+    ['no default and an explicit null', decl({ name: 'P' }), { P: null }],
+    ['required: true, a default and an explicit null', decl({ name: 'P', required: true, default: 'd' }), { P: null }],
+    ['required: true and no value or default', decl({ name: 'P', type: 'integer', required: true, minimum: 1 }), {}],
+  ])('GIVEN a required parameter with %s THEN it is refused as PARAM_REQUIRED only', (_name, d, values) => {
+    const r = resolveParams([d], values);
+    expect(r.problems.map((p) => [p.code, p.message])).toEqual([['PARAM_REQUIRED', 'parameter P is required: set it under params']]);
+  });
+
+  it('GIVEN optional parameters alongside set ones THEN every declared parameter is present, and unknown keys are still errors', () => {
+    const r = resolveParams([decl({ name: 'A', default: 'a' }), decl({ name: 'B', required: false }), decl({ name: 'C', type: 'integer', required: false })], { C: 2, D: null });
+    expect(r.values).toStrictEqual({ A: 'a', B: null, C: 2 });
+    expect(r.problems.map((p) => [p.code, p.message])).toEqual([['PARAM_UNKNOWN', 'unknown parameter D: the framework does not declare it']]);
+  });
+
+  it('GIVEN an optional parameter with a value of the wrong type THEN it is still refused', () => {
+    const r = resolveParams([decl({ name: 'P', type: 'integer', required: false, enum: [1, 2] })], { P: 'x' });
+    expect(r.problems.map((p) => p.code)).toEqual(['PARAM_TYPE']);
   });
 
   it('GIVEN an unknown key THEN it is an error naming it, with a hint for a near miss', () => {

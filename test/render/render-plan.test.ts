@@ -107,6 +107,39 @@ describe('renderPlan on the basic fixture repository', () => {
   });
 });
 
+describe('renderPlan with optional parameters and printed values', () => {
+  const SITE = 'instances/apps/site.yaml';
+  const withTemplate = (params: string, data: string, instanceParams = ''): FileTree =>
+    miniRepo({
+      'frameworks/web/1.0.0/params.yaml': params,
+      'frameworks/web/1.0.0/templates/main.yaml.ejs': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n${data}\n`,
+      ...(instanceParams ? { [SITE]: `apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 1.0.0\nparams:\n${instanceParams}\n` } : {}),
+    });
+  const dataOf = (plan: RenderedPlan): unknown => plan.phases[0]!.steps[0]!.actions[0]!.object.data;
+
+  it.each([
+    ['an optional parameter without default and no value', '- { name: OPT, type: string, required: false }\n', ''],
+    ['an optional integer with minimum and no value', '- { name: OPT, type: integer, required: false, minimum: 1 }\n', ''],
+    ['a parameter with a default set to null in the instance', '- { name: OPT, type: string, default: set }\n', '  OPT: null'],
+  ])('GIVEN %s THEN params.OPT || "none" renders none', async (_name, params, instanceParams) => {
+    const plan = await renderOk(withTemplate(params, '  value: <%= params.OPT || "none" %>', instanceParams), SITE);
+    expect(dataOf(plan)).toEqual({ value: 'none' });
+  });
+
+  it('GIVEN an optional parameter without default THEN printing it bare renders null', async () => {
+    const plan = await renderOk(withTemplate('- { name: OPT, type: string, required: false }\n', '  value: <%= toJson(params.OPT) %>\n  bare: "<%- String(params.OPT) %>"'), SITE);
+    expect(dataOf(plan)).toEqual({ value: 'null', bare: 'null' });
+  });
+
+  it('GIVEN a template printing a misspelt property THEN TEMPLATE_UNDEFINED names the template file and line', async () => {
+    const r = await renderInstancePlan(withTemplate('- { name: VALUE, type: string, default: v }\n', '  value: <%= params.VALUE %>\n  name: <%= instance.nme %>'), SITE, { renderer });
+    expect(r.ok).toBe(false);
+    expect(r.problems.map((p) => [p.code, p.file, p.line, p.message])).toEqual([
+      ['TEMPLATE_UNDEFINED', 'frameworks/web/1.0.0/templates/main.yaml.ejs', 7, 'the expression printed undefined (a misspelt property?); print null explicitly or use fallback()'],
+    ]);
+  });
+});
+
 describe('renderPlan checks', () => {
   it('GIVEN a plan the framework does not define THEN PLAN_UNKNOWN names the plans it has', async () => {
     const r = await renderInstancePlan(miniRepo(), 'instances/apps/site.yaml', { plan: 'upgrade', renderer });

@@ -48,11 +48,43 @@ describe('template output escaping', () => {
     ['a boolean stays a boolean', 'v: <%= params.ON %>', { v: true }],
     ['a list becomes a flow list', 'v: <%= params.LIST %>', { v: ['a', 'b'] }],
     ['an object becomes a flow mapping', 'v: <%= params.MAP %>', { v: { k: 'v', 'odd key': 'yes' } }],
-    ['undefined becomes null', 'v: <%= undefined %>', { v: null }],
+    ['null stays null', 'v: <%= null %>', { v: null }],
     ['a string that looks like YAML syntax stays a string', 'v: <%= "- a\\n- b: [c]" %>', { v: '- a\n- b: [c]' }],
     ['a string that looks like a boolean stays a string', 'v: <%= "yes" %>', { v: 'yes' }],
   ])('<%%= with %s', async (_name, text, expected) => {
     expect(await value(text)).toEqual(expected);
+  });
+
+  const PRINTED_UNDEFINED = 'the expression printed undefined (a misspelt property?); print null explicitly or use fallback()';
+  it.each([
+    ['undefined itself', 'a: 1\nv: <%= undefined %>'],
+    ['a misspelt instance property', 'a: 1\nv: <%= instance.nme %>'],
+    ['a misspelt plan property', 'a: 1\nv: <%= plan.phse %>'],
+    ['a plan argument that was not given', 'a: 1\nv: <%= plan.args.missing %>'],
+  ])('GIVEN <%%= printing %s THEN rendering fails naming the file and line', async (_name, text) => {
+    expect(await render(text)).toEqual({ ok: false, kind: 'undefined', file: 't/main.yaml.ejs', line: 2, message: PRINTED_UNDEFINED });
+  });
+
+  it('GIVEN a partial printing undefined THEN the failure names the partial and its line', async () => {
+    const out = await render('v:<%- nindent(2, include("_part")) %>', { '_part.yaml.ejs': 'name: <%= instance.name %>\nextra: <%= locals.extra %>' });
+    expect(out).toEqual({ ok: false, kind: 'undefined', file: 't/_part.yaml.ejs', line: 2, message: PRINTED_UNDEFINED });
+  });
+
+  it.each([
+    ['a fallback', 'v: <%= fallback(plan.args.missing, "d") %>', { v: 'd' }],
+    ['an || default', 'v: <%= plan.args.missing || "d" %>', { v: 'd' }],
+    ['a raw tag (nothing is printed)', 'v: x<%- undefined %>', { v: 'x' }],
+    ['toYaml of undefined', 'v: <%- toYaml(undefined) %>', { v: null }],
+    ['toYaml of an object with an undefined member (the member is left out)', 'v:<%- nindent(2, toYaml({ a: 1, b: undefined })) %>', { v: { a: 1 } }],
+    ['toYaml of a list with an undefined item (null)', 'v:<%- nindent(2, toYaml([1, undefined])) %>', { v: [1, null] }],
+    ['toJson of undefined', 'v: <%- toJson(undefined) %>', { v: null }],
+    ['quote of undefined', 'v: <%- quote(plan.args.missing) %>', { v: '' }],
+  ])('GIVEN undefined handled by %s THEN it renders as before', async (_name, text, expected) => {
+    expect(await value(text)).toEqual(expected);
+  });
+
+  it('GIVEN required() of undefined THEN it throws its own message, not the printed-undefined one', async () => {
+    expect(await render('a: 1\nv: <%= required(plan.args.missing, "missing must be set") %>')).toMatchObject({ ok: false, kind: 'runtime', line: 2, message: 'missing must be set' });
   });
 });
 

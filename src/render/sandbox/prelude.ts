@@ -40,6 +40,14 @@ export const PRELUDE = String.raw`
     throw new Error('cannot print a ' + typeof v + ' into YAML');
   }
 
+  // The escape function of <%= %>. Printing undefined is an error: it is almost always a misspelt property
+  // (instance.nme, plan.phse) that would otherwise render a silent null. Helpers keep yamlScalar's null.
+  var UNDEFINED_PRINTED = 'the expression printed undefined (a misspelt property?); print null explicitly or use fallback()';
+  function printScalar(v) {
+    if (v === void 0) throw new BatonTemplateError('undefined', null, null, UNDEFINED_PRINTED);
+    return yamlScalar(v);
+  }
+
   var PLAIN = /^[A-Za-z_\/][A-Za-z0-9_.\/-]*$/;
   var RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
   function yamlKey(k) { return PLAIN.test(k) && !RESERVED.test(k) ? k : JSONstringify(k); }
@@ -228,7 +236,7 @@ export const PRELUDE = String.raw`
       if (extra !== undefined && extra !== null) ObjectKeys(extra).forEach(function (x) { merged[x] = extra[x]; });
       return renderTemplate(k, merged, partials, depth + 1);
     };
-    var out = def.fn(locals, yamlScalar, include, def.rethrow);
+    var out = def.fn(locals, printScalar, include, def.rethrow);
     return typeof out === 'string' ? out : String(out);
   }
 
