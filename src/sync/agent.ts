@@ -20,7 +20,7 @@ import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInst
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
 import { StatusWriter } from './status-writer.js';
 import { Semaphore } from './semaphore.js';
-import { afterRun, dueRun, earliest, scheduleStatus, type DueRun } from './schedules.js';
+import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 
 export interface AgentLog {
   (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -64,6 +64,9 @@ export interface CommitRefusal {
   message: string;
 }
 
+/** Pause before a scheduled run that broke off (cluster unreachable...) is tried again. */
+const SCHEDULE_RETRY_MS = 30_000;
+
 const REFUSAL_CODES: Record<CommitRefusal['reason'], string> = { unsigned: 'COMMIT_UNSIGNED', untrusted: 'COMMIT_UNTRUSTED', bad: 'COMMIT_BAD_SIGNATURE' };
 const isSignatureRefusal = (status: InstanceStatus | undefined): boolean => Object.values(REFUSAL_CODES).includes(status?.refusal?.code ?? '');
 /** A status written only to record a signature refusal: no plan ever ran, nothing is in the cluster. */
@@ -97,6 +100,8 @@ export class Agent {
   private lastCommit: string | undefined;
   private readonly nextRuns = new Map<string, ScheduleStatus[]>();
   private readonly slotsStarted = new Set<string>();
+  /** Instances whose scheduled run broke off: not before this time (ms) again. */
+  private readonly scheduleRetryAt = new Map<string, number>();
   private readonly log: AgentLog;
   /** The refused commit whose refusals are written, and the instances it changes (they do not run). */
   private refused: { commit: string; keys: Set<string> } | undefined;
@@ -278,14 +283,24 @@ export class Agent {
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
     }
     const due = dueRun(d.schedules, schedules, now);
-    if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`)) return undefined;
+    if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`) || (this.scheduleRetryAt.get(key) ?? 0) > now.getTime()) return undefined;
     this.slotsStarted.add(`${key}@${due.slot}`);
     return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
   }
 
   /** When the loop should poll next for a schedule (ms since epoch), if any schedule is known. */
   nextScheduleAt(): number | undefined {
-    return earliest(this.nextRuns.values());
+    // Slots already started are not due again (a long backup must not make the loop spin), and a slot
+    // whose run broke off waits for its retry time.
+    let min: number | undefined;
+    for (const [key, list] of this.nextRuns) {
+      for (const s of list) {
+        if (s.nextRun === undefined || this.slotsStarted.has(`${key}@${s.nextRun}`)) continue;
+        const at = Math.max(Date.parse(s.nextRun), this.scheduleRetryAt.get(key) ?? 0);
+        min = Math.min(min ?? Infinity, at);
+      }
+    }
+    return min;
   }
 
   private now(): Date {
@@ -307,12 +322,20 @@ export class Agent {
         const due = extra.due;
         const schedules = due ? afterRun(extra.schedules ?? [], due, this.now()) : (extra.schedules ?? previous?.schedules ?? []);
         const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
+        // A scheduled run that broke off (not a plan result) is tried again for the same slot, after a pause.
+        const retrySlotLater = (): void => {
+          if (!due) return;
+          this.slotsStarted.delete(`${id}@${due.slot}`);
+          this.scheduleRetryAt.set(id, this.now().getTime() + SCHEDULE_RETRY_MS);
+        };
         try {
           const { outcome, status } = await runInstance(
             this.runDeps(),
             { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
           );
           this.options.onOutcome?.(outcome);
+          if (outcome.kind === 'error') retrySlotLater();
+          else this.scheduleRetryAt.delete(id);
           if (status) this.statuses.set(id, status);
           if (status) this.nextRuns.set(id, status.schedules);
           else this.statuses.delete(id);
@@ -320,6 +343,7 @@ export class Agent {
           return { instance: id, reason, outcome };
         } catch (err) {
           this.log('error', `${id}: ${errorMessage(err)}`, { instance: id });
+          retrySlotLater();
           return { instance: id, reason, outcome: { kind: 'error', message: errorMessage(err) } };
         }
       });

@@ -60,10 +60,3 @@ export function afterRun(status: readonly ScheduleStatus[], due: DueRun, now: Da
     return { ...s, lastRun: now.toISOString(), ...(next ? { nextRun: next.toISOString() } : {}) };
   });
 }
-
-/** Earliest next run across instances, to wake the loop on time. */
-export function earliest(all: Iterable<readonly ScheduleStatus[]>): number | undefined {
-  let min: number | undefined;
-  for (const list of all) for (const s of list) if (s.nextRun !== undefined) min = Math.min(min ?? Infinity, Date.parse(s.nextRun));
-  return min;
-}

@@ -98,4 +98,36 @@ describe('scheduled plans run by the agent', () => {
     expect((await status()).schedules[0]).toMatchObject({ lastRun: '2026-03-05T12:00:00.000Z', nextRun: '2026-03-06T03:00:00.000Z' });
     await restarted.stop();
   });
+
+  it('GIVEN a scheduled run in flight WHEN the loop asks when to wake THEN the started slot is not due again (no busy loop)', async () => {
+    clock = at('2026-03-06T03:00:05Z');
+    const agent = await newAgent();
+    await agent.pass({ wait: false });
+    const wake = agent.nextScheduleAt();
+    expect(wake === undefined || wake > clock.getTime()).toBe(true);
+    await agent.drain();
+    expect(agent.nextScheduleAt()).toBe(Date.parse('2026-03-07T03:00:00.000Z'));
+    await agent.stop();
+  });
+
+  it('GIVEN a scheduled run that breaks off (checkpoint store unreachable) WHEN polled THEN the slot is retried 30 s later, not in a busy loop', async () => {
+    clock = at('2026-03-07T03:00:10Z');
+    let failing = true;
+    const store = new ConfigMapCheckpointStore(client);
+    const flaky = Object.assign(Object.create(store) as ConfigMapCheckpointStore, {
+      load: (key: Parameters<ConfigMapCheckpointStore['load']>[0]) => (failing ? Promise.reject(new Error('connect ECONNREFUSED')) : store.load(key)),
+    });
+    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
+    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: flaky, hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10, now: () => clock });
+    await agent.start();
+    expect((await agent.pass()).reports.map((r) => r.outcome.kind)).toEqual(['error']);
+    expect(agent.nextScheduleAt()).toBe(clock.getTime() + 30_000);
+    expect((await agent.pass()).reports).toEqual([]);
+    failing = false;
+    clock = at('2026-03-07T03:00:41Z');
+    const retried = await agent.pass();
+    expect(retried.reports.map((r) => [r.outcome.kind, r.reason])).toEqual([['complete', 'schedule backup (0 3 * * *) due 2026-03-07T03:00:00.000Z']]);
+    expect(agent.nextScheduleAt()).toBe(Date.parse('2026-03-08T03:00:00.000Z'));
+    await agent.stop();
+  });
 });
