@@ -26,6 +26,9 @@ export function sha256Hex(text: string): string {
 export function storeValues(values: Readonly<Record<string, unknown>>, sensitive: ReadonlySet<string>): StoredValues {
   const out: StoredValues = {};
   for (const key of Object.keys(values).sort()) {
+    // An optional parameter without a value (null) is stored as absent, as it always was: instances
+    // applied before optional parameters reached templates as null must not look changed.
+    if (values[key] === null || values[key] === undefined) continue;
     const json = canonicalJson(values[key]);
     out[key] = sensitive.has(key) ? `sha256:${sha256Hex(json)}` : json;
   }

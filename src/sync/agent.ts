@@ -282,10 +282,17 @@ export class Agent {
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
     }
-    const due = dueRun(d.schedules, schedules, now);
-    if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`) || (this.scheduleRetryAt.get(key) ?? 0) > now.getTime()) return undefined;
+    const due = this.startableRun(key, d, schedules, now);
+    if (due === undefined) return undefined;
     this.slotsStarted.add(`${key}@${due.slot}`);
     return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
+  }
+
+  /** The schedule due now, unless its slot already started or a broken-off run waits for its retry time. */
+  private startableRun(key: string, d: DesiredInstance, schedules: ScheduleStatus[], now: Date): DueRun | undefined {
+    const due = dueRun(d.schedules, schedules, now);
+    if (due === undefined || this.slotsStarted.has(`${key}@${due.slot}`) || (this.scheduleRetryAt.get(key) ?? 0) > now.getTime()) return undefined;
+    return due;
   }
 
   /** When the loop should poll next for a schedule (ms since epoch), if any schedule is known. */
