@@ -73,8 +73,12 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     emit({ type: 'refused', instance: options.instance, refusal: saved });
   }
 
-  /** Renders first (nothing is applied when rendering fails), then records the new run and runs it. */
-  const start = async (planName: string, args: Record<string, string>, reason: string, requestId: string | undefined): Promise<{ execution: Execution; plan: RenderedPlan }> => {
+  /**
+   * Renders first (nothing is applied when rendering fails), then records the new run and runs it.
+   * `recordsApplied` false (an explicitly requested plan the change rules did not choose) leaves the
+   * applied state as it was, so the pending change is still selected by the next reconcile.
+   */
+  const start = async (planName: string, args: Record<string, string>, reason: string, requestId: string | undefined, recordsApplied: boolean): Promise<{ execution: Execution; plan: RenderedPlan }> => {
     const plan = await options.render(planName, args);
     await ensureNamespace(options.client, options.instance.namespace);
     const now = isoAt(clock);
@@ -85,7 +89,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       const { refusal: _dropped, ...rest } = archiveActive({ ...cp, ...(previous ? { active: previous } : {}) });
       return {
         ...rest,
-        applied: { frameworkVersion: options.desired.frameworkVersion, frameworkHash: options.desired.frameworkHash, values: desiredStoredValues(options.desired) },
+        ...(recordsApplied ? { applied: { frameworkVersion: options.desired.frameworkVersion, frameworkHash: options.desired.frameworkHash, values: desiredStoredValues(options.desired) } } : {}),
         active: newRun(plan, reason, args),
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
@@ -111,7 +115,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     }
     case 'start': {
       const s = decision.selection;
-      const { execution, plan } = await start(s.plan, s.args, s.reason, s.requestId);
+      const { execution, plan } = await start(s.plan, s.args, s.reason, s.requestId, s.explicitOnly !== true);
       return finish(execution, plan, false, s.warnings);
     }
     case 'remove': {
@@ -119,7 +123,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       if (stored === undefined) return { kind: 'removed', report: empty };
       let cleanup: Execution | undefined;
       if (decision.cleanupPlan !== undefined) {
-        cleanup = (await start(decision.cleanupPlan, {}, decision.reason, undefined)).execution;
+        cleanup = (await start(decision.cleanupPlan, {}, decision.reason, undefined, true)).execution;
         if (cleanup.outcome !== 'complete') return { kind: 'removed', cleanup, report: empty };
       }
       const report = await removeAll(exec);

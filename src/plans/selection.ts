@@ -48,7 +48,20 @@ export interface PreviousState {
 }
 
 export type Selection =
-  | { kind: 'run'; plan: string; reason: string; args: Record<string, string>; warnings: string[]; requestId?: string }
+  | {
+      kind: 'run';
+      plan: string;
+      reason: string;
+      args: Record<string, string>;
+      warnings: string[];
+      requestId?: string;
+      /**
+       * The plan runs only because it was explicitly requested, not because the change rules chose
+       * it: the desired state must not be recorded as applied, or the plan the change needs (deploy
+       * of a new instance, upgrade, a value's trigger) would never run.
+       */
+      explicitOnly?: true;
+    }
   | { kind: 'remove'; cleanupPlan: string | undefined; reason: string }
   | { kind: 'refuse'; code: RefusalCode; message: string; details: Record<string, unknown> }
   | { kind: 'nothing'; reason: string };
@@ -61,14 +74,27 @@ export function desiredStoredValues(desired: DesiredState): StoredValues {
   return storeValues(desired.values, sensitive);
 }
 
+/** Refusals an explicit request cannot override: they protect the instance whichever plan runs. */
+const BINDING_REFUSALS: ReadonlySet<RefusalCode> = new Set(['VERSION_DOWNGRADE', 'IMMUTABLE_PARAM']);
+
 export function selectPlan(previous: PreviousState | undefined, desired: DesiredState): Selection {
-  const has = (plan: string): boolean => desired.plans.includes(plan);
   if (desired.removed === true) {
-    return { kind: 'remove', cleanupPlan: has('cleanup') ? 'cleanup' : undefined, reason: 'instance removed' };
+    return { kind: 'remove', cleanupPlan: desired.plans.includes('cleanup') ? 'cleanup' : undefined, reason: 'instance removed' };
   }
+  const change = byChange(previous, desired);
   const request = desired.request;
-  const explicit = request?.explicit === true ? requested(request, desired) : undefined;
-  if (previous === undefined) return explicit ?? run(has('deploy') ? 'deploy' : undefined, 'new instance', desired);
+  if (request?.explicit === true) {
+    return change.kind === 'refuse' && BINDING_REFUSALS.has(change.code) ? change : explicitly(request, desired, change);
+  }
+  // Requests from Git wait behind changes, and behind the first deploy of a new instance.
+  if (change.kind === 'nothing' && request !== undefined && previous !== undefined && !previous.handledRequests.includes(request.id)) return requested(request, desired);
+  return change;
+}
+
+/** What the change rules select, ignoring requests: the plan whose run records the desired state as applied. */
+function byChange(previous: PreviousState | undefined, desired: DesiredState): Selection {
+  const has = (plan: string): boolean => desired.plans.includes(plan);
+  if (previous === undefined) return run(has('deploy') ? 'deploy' : undefined, 'new instance', desired);
 
   const versionOrder = compareSemver(desired.frameworkVersion, previous.frameworkVersion);
   if (versionOrder < 0) {
@@ -82,7 +108,6 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
   if (immutable.length > 0) {
     return refuse('IMMUTABLE_PARAM', `immutable parameter${immutable.length > 1 ? 's' : ''} ${immutable.join(', ')} cannot change after deploy`, { parameters: immutable });
   }
-  if (explicit !== undefined) return explicit;
   if (versionOrder > 0) {
     const plan = ['upgrade', 'update', 'deploy'].find(has);
     return run(plan, `framework version ${previous.frameworkVersion} -> ${desired.frameworkVersion}`, desired);
@@ -93,8 +118,19 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
     const selection = run(has('update') ? 'update' : has('deploy') ? 'deploy' : undefined, 'framework files changed', desired);
     return selection.kind === 'run' ? { ...selection, warnings: [warning] } : selection;
   }
-  if (request !== undefined && !previous.handledRequests.includes(request.id)) return requested(request, desired);
   return { kind: 'nothing', reason: 'desired state is already applied' };
+}
+
+/**
+ * `baton apply --plan`: the requested plan runs in place of the change. It counts as applying the
+ * desired state only when it is the very plan the change rules chose (`apply --plan deploy` on a new
+ * instance); otherwise the change stays pending for the next plain reconcile.
+ */
+function explicitly(request: PlanRequest, desired: DesiredState, change: Selection): Selection {
+  const selection = requested(request, desired);
+  if (selection.kind !== 'run') return selection;
+  if (change.kind === 'run' && change.plan === selection.plan) return { ...selection, warnings: change.warnings };
+  return { ...selection, explicitOnly: true };
 }
 
 function requested(request: PlanRequest, desired: DesiredState): Selection {

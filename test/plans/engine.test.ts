@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../src/plans/checkpoint.js';
 import type { EngineEvent } from '../../src/plans/events.js';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/plans/reconcile.js';
+import type { DesiredState } from '../../src/plans/selection.js';
 import type { RenderedPlan } from '../../src/render/types.js';
 import { apiError, FakeKube } from './fake-client.js';
 import { apply, autoReady, cm, desired, INSTANCE, obj, plan, remove, step, testHooks } from './fixtures.js';
@@ -205,17 +206,99 @@ describe('the plan engine against an in-memory API', () => {
     await expect(first).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
   });
 
-  it('stops after the running step when superseded', async () => {
+  it('GIVEN a step whose applies are done WHEN superseded THEN nothing after it starts', async () => {
     h = harness();
     autoReady(h.kube, 50);
     const supersede = new AbortController();
     const running = h.run({ deploy: twoSteps }, { signal: supersede.signal });
-    await until(() => h.events.some((e) => e.type === 'step-started' && e.step === 'config'));
+    await until(() => h.kube.count('apply', 'a') === 1);
     supersede.abort();
     const result = await running;
     expect(outcome(result)).toBe('superseded');
     expect(h.kube.count('apply', 'web')).toBe(0);
-    expect(types(h.events)).toContain('step-complete:config');
+    expect(types(h.events)).not.toContain('step-started:servers');
+  });
+
+  describe('a supersede (newer desired state, lost leader lease) during a running step', () => {
+    const stepStatuses = async (): Promise<string[] | undefined> => (await h.store.load(INSTANCE))?.checkpoint.active?.phases[0]?.steps.map((s) => s.state.status);
+
+    it('GIVEN a step waiting at its gate WHEN superseded THEN the wait ends at once and the step stays IN_PROGRESS, not FATAL_ERROR', async () => {
+      h = harness();
+      // GIVEN the Deployment never becomes ready and its step may wait 10 minutes
+      autoReady(h.kube, 5, (o) => o.kind === 'Deployment');
+      const supersede = new AbortController();
+      const running = h.run({ deploy: twoSteps }, { signal: supersede.signal });
+      await until(() => h.events.some((e) => e.type === 'step-waiting' && e.step === 'servers'));
+      // WHEN the plan is superseded
+      const abortedAt = Date.now();
+      supersede.abort();
+      const result = await running;
+      // THEN it ends promptly as superseded, not failed
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
+      expect(outcome(result)).toBe('superseded');
+      expect(await stepStatuses()).toEqual(['COMPLETE', 'IN_PROGRESS']);
+      expect((await h.store.load(INSTANCE))?.checkpoint.active?.state.status).toBe('IN_PROGRESS');
+      expect(types(h.events).filter((t) => t.startsWith('step-failed') || t === 'plan-failed')).toEqual([]);
+      // AND a later run with the same desired state resumes the step
+      autoReady(h.kube);
+      h.kube.setStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' }, { ready: true });
+      const resumed = await h.run({ deploy: twoSteps });
+      expect(resumed.kind === 'ran' && resumed.resumed).toBe(true);
+      expect(outcome(resumed)).toBe('complete');
+    });
+
+    it('GIVEN a step sleeping in retry backoff WHEN superseded THEN the backoff ends at once and the step stays ERROR', async () => {
+      h = harness();
+      autoReady(h.kube);
+      // GIVEN every apply of the Deployment fails transiently and the next attempt is a minute away
+      h.kube.fault = (verb, ref) => (verb === 'apply' && ref?.kind === 'Deployment' ? apiError(500, 'InternalError', 'etcd leader changed') : undefined);
+      const hooks = { ...testHooks, retryDelayMs: () => 60_000 };
+      const supersede = new AbortController();
+      const running = h.run({ deploy: twoSteps }, { signal: supersede.signal, hooks });
+      await until(() => h.events.some((e) => e.type === 'step-error' && e.step === 'servers'));
+      // WHEN the plan is superseded during the backoff
+      const abortedAt = Date.now();
+      supersede.abort();
+      const result = await running;
+      // THEN it ends promptly as superseded, with no further attempt and no FATAL_ERROR
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
+      expect(outcome(result)).toBe('superseded');
+      expect(h.kube.count('apply', 'web')).toBe(1);
+      expect(await stepStatuses()).toEqual(['COMPLETE', 'ERROR']);
+      expect(types(h.events)).not.toContain('step-failed:servers');
+    });
+
+    it('GIVEN applies in flight WHEN superseded THEN every apply of the batch completes, then the step ends superseded', async () => {
+      h = harness();
+      autoReady(h.kube, 5);
+      // GIVEN the server holds the batch's first apply (a Namespace, applied before the rest)
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((r) => (release = r));
+      let inFlight = false;
+      const original = h.kube.apply.bind(h.kube);
+      h.kube.apply = async (o, opts) => {
+        if (o.kind === 'Namespace' && o.metadata.name === 'extra') {
+          inFlight = true;
+          await held;
+        }
+        return original(o, opts);
+      };
+      const batch = plan('deploy', [{ name: 'main', steps: [step('all', [apply(obj('v1', 'Namespace', 'extra', false)), apply(cm('x')), apply(obj('apps/v1', 'Deployment', 'web'))])] }]);
+      const supersede = new AbortController();
+      const running = h.run({ deploy: batch }, { signal: supersede.signal });
+      await until(() => inFlight);
+      // WHEN the plan is superseded while that apply is in flight, and the server then answers
+      supersede.abort();
+      release();
+      const result = await running;
+      // THEN the held apply and the rest of the batch reached the server
+      expect(['extra', 'x', 'web'].map((n) => h.kube.count('apply', n))).toEqual([1, 1, 1]);
+      expect(h.kube.objects.has('apps/v1/Deployment/shop/web')).toBe(true);
+      // AND the step ends superseded instead of waiting at the gate
+      expect(outcome(result)).toBe('superseded');
+      expect(await stepStatuses()).toEqual(['IN_PROGRESS']);
+      expect(types(h.events)).not.toContain('step-complete:all');
+    });
   });
 
   it('deletes objects of a Delete task and waits until they are gone before applying the rest', async () => {
@@ -228,6 +311,69 @@ describe('the plan engine against an in-memory API', () => {
     expect(outcome(result)).toBe('complete');
     const verbs = h.kube.calls.filter((c) => c.key.endsWith('Job/shop/backup') && (c.verb === 'delete' || c.verb === 'apply')).map((c) => c.verb);
     expect(verbs).toEqual(['apply', 'delete', 'apply']);
+  });
+});
+
+describe('an explicit plan request (baton apply --plan) does not count as applying the desired state', () => {
+  const backup = plan('backup', [{ name: 'p', steps: [step('run', [apply(cm('backup-job'))])] }]);
+  const scale = plan('scale', [{ name: 'p', steps: [step('resize', [apply(cm('a'))])] }]);
+  const upgrade = plan('upgrade', [{ name: 'p', steps: [step('all', [apply(cm('a'))])] }]);
+  const plans = { deploy: twoSteps, backup, scale, upgrade };
+  const params = [{ name: 'REPLICAS', trigger: 'scale' }];
+  const state = (over: Partial<DesiredState> = {}): DesiredState => desired({ plans: Object.keys(plans), params, ...over });
+  const explicitBackup = (id: string) => ({ id, plan: 'backup', args: {}, explicit: true });
+  const checkpoint = async () => (await h.store.load(INSTANCE))?.checkpoint;
+
+  it('GIVEN a new instance WHEN backup is requested explicitly first THEN the next plain reconcile runs deploy, then nothing', async () => {
+    h = harness();
+    autoReady(h.kube);
+    // WHEN
+    expect(outcome(await h.run(plans, { desired: state({ request: explicitBackup('cli-1') }) }))).toBe('complete');
+    expect((await checkpoint())?.active?.plan).toBe('backup');
+    expect((await checkpoint())?.applied).toBeUndefined();
+    expect((await checkpoint())?.handledRequests).toEqual(['cli-1']);
+    // THEN
+    expect(outcome(await h.run(plans, { desired: state() }))).toBe('complete');
+    const cp = await checkpoint();
+    expect(cp?.active?.plan).toBe('deploy');
+    expect(h.kube.count('apply', 'web')).toBe(1);
+    expect(cp?.applied?.frameworkVersion).toBe('1.0.0');
+    expect(cp?.handledRequests).toEqual(['cli-1']);
+    expect(outcome(await h.run(plans, { desired: state() }))).toBe('nothing');
+  });
+
+  it('GIVEN a changed value WHEN another plan is requested explicitly THEN the next plain reconcile runs the value\'s trigger plan', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run(plans, { desired: state() });
+    // WHEN REPLICAS changes and backup is asked for in the same apply
+    await h.run(plans, { desired: state({ values: { REPLICAS: 5 }, request: explicitBackup('cli-2') }) });
+    expect((await checkpoint())?.active?.plan).toBe('backup');
+    expect((await checkpoint())?.applied?.values['REPLICAS']).toBe('3');
+    // THEN
+    expect(outcome(await h.run(plans, { desired: state({ values: { REPLICAS: 5 } }) }))).toBe('complete');
+    expect((await checkpoint())?.active?.plan).toBe('scale');
+    expect((await checkpoint())?.applied?.values['REPLICAS']).toBe('5');
+    expect(outcome(await h.run(plans, { desired: state({ values: { REPLICAS: 5 } }) }))).toBe('nothing');
+  });
+
+  it('GIVEN a newer framework version WHEN another plan is requested explicitly THEN the next plain reconcile still upgrades', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run(plans, { desired: state() });
+    await h.run(plans, { desired: state({ frameworkVersion: '1.1.0', request: explicitBackup('cli-3') }) });
+    expect((await checkpoint())?.applied?.frameworkVersion).toBe('1.0.0');
+    expect(outcome(await h.run(plans, { desired: state({ frameworkVersion: '1.1.0' }) }))).toBe('complete');
+    expect((await checkpoint())?.active?.plan).toBe('upgrade');
+    expect((await checkpoint())?.applied?.frameworkVersion).toBe('1.1.0');
+  });
+
+  it('GIVEN a new instance WHEN deploy itself is requested explicitly THEN it counts as the deploy', async () => {
+    h = harness();
+    autoReady(h.kube);
+    await h.run(plans, { desired: state({ request: { id: 'cli-4', plan: 'deploy', args: {}, explicit: true } }) });
+    expect((await checkpoint())?.applied?.values['REPLICAS']).toBe('3');
+    expect(outcome(await h.run(plans, { desired: state() }))).toBe('nothing');
   });
 });
 

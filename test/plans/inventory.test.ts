@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Inventory } from '../../src/plans/inventory.js';
+import { identityKey, Inventory, type InventoryEntry } from '../../src/plans/inventory.js';
 
 const ref = (kind: string, name: string) => ({ apiVersion: 'v1', kind, name, namespace: 'shop' });
 
@@ -27,5 +27,53 @@ describe('Inventory: what an instance owns, as a value', () => {
     const next = inv.without([ref('Service', 'b')]);
     expect(next.has(ref('Service', 'b'))).toBe(false);
     expect(inv.has(ref('Service', 'b'))).toBe(true);
+  });
+});
+
+describe('Inventory: objects are compared by identity (group, kind, namespace, name), not by apiVersion', () => {
+  const hpa = (apiVersion: string, name = 'h') => ({ apiVersion, kind: 'HorizontalPodAutoscaler', name, namespace: 'shop' });
+  // GIVEN deploy applied an autoscaling/v2beta2 HPA and a ConfigMap
+  const inv = Inventory.of().with([hpa('autoscaling/v2beta2'), ref('ConfigMap', 'a')], 'deploy');
+
+  it('GIVEN an upgrade renders the same HPA as autoscaling/v2 THEN it is not stale', () => {
+    expect(inv.diff([hpa('autoscaling/v2'), ref('ConfigMap', 'a')], 'upgrade')).toEqual([]);
+  });
+
+  it('GIVEN the re-apply under the new version THEN one entry remains, with the newest apiVersion and plan', () => {
+    const next = inv.with([hpa('autoscaling/v2')], 'upgrade');
+    expect(next.size).toBe(2);
+    expect(next.entries.filter((e) => e.kind === 'HorizontalPodAutoscaler')).toEqual([{ ...hpa('autoscaling/v2'), plan: 'upgrade' }]);
+    expect(next.has(hpa('autoscaling/v2beta2'))).toBe(true);
+  });
+
+  it('GIVEN the same kind and name in another API group THEN it is a different object and the old one is stale', () => {
+    const stale = inv.diff([hpa('example.com/v1'), ref('ConfigMap', 'a')], 'upgrade');
+    expect(stale).toEqual([{ ...hpa('autoscaling/v2beta2'), plan: 'deploy' }]);
+  });
+
+  it('GIVEN the HPA is no longer rendered at all THEN it is still pruned, under the apiVersion it was applied with', () => {
+    expect(inv.diff([ref('ConfigMap', 'a')], 'update')).toEqual([{ ...hpa('autoscaling/v2beta2'), plan: 'deploy' }]);
+  });
+
+  it('drops an entry with without() whatever version the object is named with', () => {
+    expect(inv.without([hpa('autoscaling/v1')]).has(hpa('autoscaling/v2beta2'))).toBe(false);
+  });
+
+  it('keys core objects by an empty group and cluster-scoped ones by an empty namespace', () => {
+    expect(identityKey(ref('ConfigMap', 'a'))).toBe('/ConfigMap/shop/a');
+    expect(identityKey({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'r' })).toBe('rbac.authorization.k8s.io/ClusterRole//r');
+  });
+
+  it('GIVEN an older checkpoint holding one object under two apiVersions THEN it loads as one entry with the newer version', () => {
+    const legacy: InventoryEntry[] = [
+      { ...hpa('autoscaling/v2'), plan: 'upgrade' },
+      { ...hpa('autoscaling/v2beta2'), plan: 'deploy' },
+      { ...hpa('autoscaling/v1', 'other'), plan: 'deploy' },
+    ];
+    for (const order of [legacy, [...legacy].reverse()]) {
+      const loaded = Inventory.of(order);
+      expect(loaded.size).toBe(2);
+      expect(loaded.entries.map((e) => `${e.apiVersion} ${e.name} ${e.plan}`)).toEqual(['autoscaling/v2 h upgrade', 'autoscaling/v1 other deploy']);
+    }
   });
 });

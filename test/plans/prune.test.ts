@@ -5,7 +5,7 @@ import type { EngineEvent } from '../../src/plans/events.js';
 import { reconcile, type ReconcileOptions } from '../../src/plans/reconcile.js';
 import type { RenderedPlan } from '../../src/render/types.js';
 import { apiError, FakeKube } from './fake-client.js';
-import { apply, autoReady, cm, desired, INSTANCE, NS, plan, step, testHooks } from './fixtures.js';
+import { apply, autoReady, cm, desired, INSTANCE, NS, obj, plan, step, testHooks } from './fixtures.js';
 
 function setup(store = new MemoryCheckpointStore()) {
   const kube = new FakeKube();
@@ -65,6 +65,33 @@ describe('pruning after a plan completes', () => {
     await run(plans, { desired: desired({ plans: ['deploy', 'backup'], request: { id: 'r1', plan: 'backup', args: {} } }) });
     await run(plans, { desired: desired({ plans: ['deploy', 'backup'], values: { REPLICAS: 9 } }) });
     expect(has(kube, 'backup-job')).toBe(true);
+  });
+});
+
+describe('pruning across an apiVersion change', () => {
+  const hpa = (apiVersion: string) => obj(apiVersion, 'HorizontalPodAutoscaler', 'h');
+  const deployOld = plan('deploy', [{ name: 'p', steps: [step('s', [apply(cm('a')), apply(hpa('autoscaling/v2beta2'))])] }]);
+  const upgradeNew = plan('upgrade', [{ name: 'p', steps: [step('s', [apply(cm('a')), apply(hpa('autoscaling/v2'))])] }]);
+  const plans = { deploy: deployOld, upgrade: upgradeNew };
+
+  it('GIVEN an HPA applied as autoscaling/v2beta2 WHEN the upgrade renders it as autoscaling/v2 THEN nothing is deleted and the inventory keeps the new version', async () => {
+    const { kube, store, run } = setup();
+    await run(plans);
+    const result = await run(plans, { desired: desired({ plans: ['deploy', 'upgrade'], frameworkVersion: '1.1.0' }) });
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    expect(result.kind === 'ran' && result.pruned?.deleted).toEqual([]);
+    expect(kube.calls.filter((c) => c.verb === 'delete')).toEqual([]);
+    const inventory = (await store.load(INSTANCE))?.checkpoint.inventory;
+    expect(inventory?.map((e) => `${e.apiVersion} ${e.kind} ${e.name} ${e.plan}`).sort()).toEqual(['autoscaling/v2 HorizontalPodAutoscaler h upgrade', 'v1 ConfigMap a upgrade']);
+  });
+
+  it('GIVEN the upgrade no longer renders the HPA THEN it is deleted under the version it was applied with', async () => {
+    const { kube, run } = setup();
+    await run(plans);
+    const withoutHpa = plan('upgrade', [{ name: 'p', steps: [step('s', [apply(cm('a'))])] }]);
+    const result = await run({ deploy: deployOld, upgrade: withoutHpa }, { desired: desired({ plans: ['deploy', 'upgrade'], frameworkVersion: '1.1.0' }) });
+    expect(result.kind === 'ran' && result.pruned?.deleted).toEqual(['HorizontalPodAutoscaler shop/h']);
+    expect(kube.calls.filter((c) => c.verb === 'delete').map((c) => c.key)).toEqual(['autoscaling/v2beta2/HorizontalPodAutoscaler/shop/h']);
   });
 });
 

@@ -20,7 +20,8 @@ const applied: PreviousState = { frameworkVersion: '1.2.0', frameworkHash: 'file
 const withValues = (v: Record<string, unknown>, over: Partial<DesiredState> = {}): DesiredState => ({ ...base, ...over, values: { ...base.values, ...v } });
 const noUpdate = (d: DesiredState): DesiredState => ({ ...d, plans: d.plans.filter((p) => p !== 'update' && p !== 'upgrade') });
 
-type Expectation = { kind: 'run'; plan: string; warns?: boolean; args?: Record<string, string> } | { kind: 'refuse'; code: string; mentions: string[] } | { kind: 'nothing' } | { kind: 'remove'; cleanup: string | undefined };
+/** `explicitOnly`: the plan runs only because it was asked for, so the desired state is not recorded as applied. */
+type Expectation = { kind: 'run'; plan: string; warns?: boolean; args?: Record<string, string>; explicitOnly?: true } | { kind: 'refuse'; code: string; mentions: string[] } | { kind: 'nothing' } | { kind: 'remove'; cleanup: string | undefined };
 
 describe('selectPlan: which plan a change runs', () => {
   it.each<[string, PreviousState | undefined, DesiredState, Expectation]>([
@@ -46,8 +47,14 @@ describe('selectPlan: which plan a change runs', () => {
     ['a new request runs its plan with its one-shot args', applied, { ...base, request: { id: 'r-2', plan: 'backup', args: { NAME: 'nightly' } } }, { kind: 'run', plan: 'backup', args: { NAME: 'nightly' } }],
     ['a request already handled runs nothing', applied, { ...base, request: { id: 'r-1', plan: 'backup', args: {} } }, { kind: 'nothing' }],
     ['a request for an undefined plan is refused', applied, { ...base, request: { id: 'r-3', plan: 'restore', args: {} } }, { kind: 'refuse', code: 'PLAN_UNKNOWN', mentions: ['restore'] }],
-    ['an explicit request (baton apply --plan) runs in place of a value change', applied, withValues({ REPLICAS: 4 }, { request: { id: 'cli-1', plan: 'backup', args: {}, explicit: true } }), { kind: 'run', plan: 'backup' }],
-    ['an explicit request on a new instance runs that plan', undefined, { ...base, request: { id: 'cli-2', plan: 'backup', args: {}, explicit: true } }, { kind: 'run', plan: 'backup' }],
+    ['an explicit request (baton apply --plan) runs in place of a value change, which stays pending', applied, withValues({ REPLICAS: 4 }, { request: { id: 'cli-1', plan: 'backup', args: {}, explicit: true } }), { kind: 'run', plan: 'backup', explicitOnly: true }],
+    ['an explicit request on a new instance runs that plan and leaves deploy pending', undefined, { ...base, request: { id: 'cli-2', plan: 'backup', args: {}, explicit: true } }, { kind: 'run', plan: 'backup', explicitOnly: true }],
+    ['an explicit deploy on a new instance is the deploy the change needs', undefined, { ...base, request: { id: 'cli-5', plan: 'deploy', args: {}, explicit: true } }, { kind: 'run', plan: 'deploy' }],
+    ['an explicit request for the plan a value change triggers applies that change', applied, withValues({ MEMORY: '2Gi' }, { request: { id: 'cli-6', plan: 'resize', args: {}, explicit: true } }), { kind: 'run', plan: 'resize' }],
+    ['an explicit request during a version upgrade leaves the upgrade pending', applied, { ...base, frameworkVersion: '1.3.0', request: { id: 'cli-7', plan: 'backup', args: {}, explicit: true } }, { kind: 'run', plan: 'backup', explicitOnly: true }],
+    ['an explicit request with nothing changed runs that plan', applied, { ...base, request: { id: 'cli-8', plan: 'backup', args: { NAME: 'now' }, explicit: true } }, { kind: 'run', plan: 'backup', args: { NAME: 'now' }, explicitOnly: true }],
+    ['an explicit request runs in place of conflicting value changes, which stay pending', applied, withValues({ MEMORY: '2Gi', BACKUP_BUCKET: 's3://b' }, { request: { id: 'cli-9', plan: 'backup', args: {}, explicit: true } }), { kind: 'run', plan: 'backup', explicitOnly: true }],
+    ['an explicit request still respects a downgrade refusal', applied, { ...base, frameworkVersion: '1.1.0', request: { id: 'cli-10', plan: 'backup', args: {}, explicit: true } }, { kind: 'refuse', code: 'VERSION_DOWNGRADE', mentions: ['1.1.0'] }],
     ['an explicit request still respects an immutable parameter', applied, withValues({ STORAGE_CLASS: 'slow' }, { request: { id: 'cli-3', plan: 'deploy', args: {}, explicit: true } }), { kind: 'refuse', code: 'IMMUTABLE_PARAM', mentions: ['STORAGE_CLASS'] }],
     ['a value change is handled before a pending request', applied, withValues({ REPLICAS: 4 }, { request: { id: 'r-4', plan: 'backup', args: {} } }), { kind: 'run', plan: 'update' }],
   ])('%s', (_name, previous, desired, expected) => {
@@ -59,6 +66,7 @@ describe('selectPlan: which plan a change runs', () => {
       expect(selection.plan).toBe(expected.plan);
       expect(selection.warnings.length > 0).toBe(expected.warns === true);
       expect(selection.args).toEqual(expected.args ?? {});
+      expect(selection.explicitOnly === true).toBe(expected.explicitOnly === true);
     }
     if (selection.kind === 'refuse' && expected.kind === 'refuse') {
       expect(selection.code).toBe(expected.code);
