@@ -11,6 +11,7 @@ import {
   loadInstanceFramework,
   renderInstancePlan,
   resolveParams,
+  scheduleProblems,
   type FileTree,
   type Framework,
   type Instance,
@@ -46,6 +47,10 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   if (!inst.ok) throw new RenderProblemsError(inst.problems);
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) throw new RenderProblemsError([...inst.problems, ...fw.problems]);
+  // The same schedule checks as `baton validate`: a schedule that can never run is refused, not ignored.
+  // Not for a removal: schedules no longer matter, and they must not keep the objects in the cluster.
+  const schedules = extras.removed === true ? [] : scheduleProblems(inst.value, new Set(Object.keys(fw.value.decl.plans)));
+  if (hasErrors(schedules)) throw new RenderProblemsError(schedules);
   const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
@@ -59,7 +64,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     framework: fw.value,
     desired: desiredStateOf(fw.value, resolved.values, extras),
     sensitiveValues: resolved.sensitiveValues,
-    problems: [...inst.problems, ...fw.problems, ...resolved.problems],
+    problems: [...inst.problems, ...fw.problems, ...schedules, ...resolved.problems],
     render,
     renderedObjects: async () => {
       const refs: ObjectRef[] = [];

@@ -11,13 +11,13 @@ import type { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { isFinished } from '../plans/state.js';
-import { RenderProblemsError, type Renderer } from '../render/index.js';
+import { RenderProblemsError, maskSensitive, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
 import { parseRequest, requestPath } from './request-file.js';
 import type { DesiredInstance } from './scan.js';
 import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
-import { StatusReporter } from './status-reporter.js';
+import { StatusReporter, type ReporterContext } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
 
 export type RunOutcome =
@@ -57,53 +57,98 @@ export interface InstanceRunInput {
   signal?: AbortSignal;
 }
 
-/** The reporter for one instance's turn: status is built from the cluster checkpoint plus what the agent knows. */
-function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' | 'commit' | 'desired' | 'previous' | 'schedules'> & { framework?: DesiredInstance['framework'] }, checkpoint: Checkpoint | undefined): StatusReporter {
+/**
+ * The reporter for one instance's turn: status is built from the cluster checkpoint plus what the agent knows.
+ * `observedNow`, when given, is asked at every write what desired state the status records as seen.
+ */
+function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' | 'commit' | 'desired' | 'previous' | 'schedules'> & { framework?: DesiredInstance['framework'] }, checkpoint: Checkpoint | undefined, observedNow?: () => Fingerprint): StatusReporter {
   const observed: Fingerprint = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
-  return new StatusReporter(deps.writer, {
+  const ctx: ReporterContext = {
     key: input.key,
     framework: input.desired?.framework ?? input.previous?.framework ?? input.framework ?? { name: checkpoint?.framework ?? 'unknown' },
     sourceCommit: input.commit,
-    observed,
+    // A getter, read by the reporter at each write: what counts as seen can change during the run.
+    get observed(): Fingerprint { return observedNow?.() ?? observed; },
     sensitiveValues: [],
     schedules: input.schedules,
     now: deps.now,
-  }, checkpoint);
+  };
+  return new StatusReporter(deps.writer, ctx, checkpoint);
+}
+
+/**
+ * What a run records as seen. A request file that arrives together with another change is not what the
+ * selected plan runs; recording its blob would hide the request for good, so while a plan runs that did
+ * not handle it, the request is left out and the next pass sees it as new. A refused or idle run keeps
+ * it: another look would decide the same.
+ */
+function observedFingerprint(full: Fingerprint, requestId: string | undefined, planStarted: boolean, checkpoint: Checkpoint | undefined): Fingerprint {
+  if (full.request === undefined || requestId === undefined || !planStarted || checkpoint?.handledRequests.includes(requestId) === true) return full;
+  const { request: _unhandled, ...rest } = full;
+  return rest;
 }
 
 export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
   const { key } = input;
   const file = `instances/${key.namespace}/${key.name}.yaml`;
   const stored = await deps.checkpoints.load(key);
-  const reporter = reporterFor(deps, input, stored?.checkpoint);
+  /** The id of the request file's request (not a schedule's), once loaded. */
+  let requestId: string | undefined;
+  let planStarted = false;
+  const full = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
+  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => observedFingerprint(full, requestId, planStarted, reporter.checkpoint));
 
   let source: InstanceSource;
   try {
     source = await loadSource(deps, input, file);
   } catch (err) {
-    const problems = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column}: ${p.code}: ${p.message}`) : [];
-    const message = problems[0] ?? errorMessage(err);
-    const code = err instanceof RenderProblemsError ? 'INVALID_CONTENT' : ((err as { code?: string }).code ?? 'LOAD_FAILED');
-    reporter.write({ ...reporter.transition('refused', 'REFUSED'), message }, { refusal: { code, message, at: deps.now(), ...(problems.length > 0 ? { problems } : {}) } });
-    deps.kubeEvents?.record({ type: 'refused', instance: key, refusal: { code, message, at: deps.now(), details: {} } });
-    return { outcome: { kind: 'refused', message }, status: reporter.last };
+    return { outcome: refuse(deps, key, reporter, err, []), status: reporter.last };
   }
+  if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
-  const listeners = [reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : [])];
+  const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
+  const listeners = [notePlanStart, reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : [])];
 
-  const result = await reconcile({
-    client: deps.client,
-    store: deps.checkpoints,
-    hooks: deps.hooks,
-    instance: key,
-    framework: source.framework.name,
-    desired: source.desired,
-    render: (plan, args) => source.render(plan, args),
-    renderedObjects: () => source.renderedObjects(),
-    onEvent: (e) => { for (const listen of listeners) listen(e); },
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
-  return reportResult(deps, input, reporter, result);
+  let result: ReconcileResult;
+  try {
+    result = await reconcile({
+      client: deps.client,
+      store: deps.checkpoints,
+      hooks: deps.hooks,
+      instance: key,
+      framework: source.framework.name,
+      desired: source.desired,
+      render: (plan, args) => source.render(plan, args),
+      renderedObjects: () => source.renderedObjects(),
+      onEvent: (e) => { for (const listen of listeners) listen(e); },
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+  } catch (err) {
+    // A template that fails to render is bad content like a bad value: refused, not retried every poll.
+    if (!(err instanceof RenderProblemsError)) throw err;
+    return { outcome: refuse(deps, key, reporter, err, source.sensitiveValues), status: reporter.last };
+  }
+  const reported = await reportResult(deps, input, reporter, result);
+  return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/**
+ * Content that cannot be loaded or rendered refuses this instance: status REFUSED with the located
+ * problems (file:line:col), and a Kubernetes Event. Sensitive values are masked in all of it.
+ */
+function refuse(deps: InstanceRunDeps, key: InstanceKey, reporter: StatusReporter, err: unknown, sensitiveValues: readonly string[]): RunOutcome {
+  const problems = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column}: ${p.code}: ${p.message}`) : [];
+  const message = maskSensitive(problems[0] ?? errorMessage(err), sensitiveValues);
+  const code = err instanceof RenderProblemsError ? 'INVALID_CONTENT' : ((err as { code?: string }).code ?? 'LOAD_FAILED');
+  const listed = maskSensitive(problems, sensitiveValues);
+  reporter.write({ ...reporter.transition('refused', 'REFUSED'), message }, { refusal: { code, message, at: deps.now(), ...(listed.length > 0 ? { problems: listed } : {}) } });
+  deps.kubeEvents?.record({ type: 'refused', instance: key, refusal: { code, message, at: deps.now(), details: {} } });
+  return { kind: 'refused', message };
+}
+
+/** The outcome with sensitive values masked in its message: the agent logs and prints it. */
+function maskOutcome(outcome: RunOutcome, sensitiveValues: readonly string[]): RunOutcome {
+  return 'message' in outcome ? { ...outcome, message: maskSensitive(outcome.message, sensitiveValues) } : outcome;
 }
 
 /** The final status of a reconcile: one transition per outcome. */
