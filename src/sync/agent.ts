@@ -324,6 +324,9 @@ export class Agent {
     const report = (async (): Promise<InstanceReport> => {
       await running?.done;
       return this.semaphore.run(async () => {
+        // Superseded (or the agent stopping) while it waited for a worker slot: nothing was started, so
+        // nothing needs recording; the newer desired state (or the next agent) takes it from here.
+        if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
         this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
         const previous = this.statuses.get(id);
         const due = extra.due;

@@ -63,6 +63,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const loop = async (loopSignal: AbortSignal | undefined): Promise<number> => {
     await agent.start();
     if (settings.once) {
+      // SIGTERM during a one-shot pass: running steps finish, the rest is superseded, status is pushed.
+      loopSignal?.addEventListener('abort', () => void stopAgent(), { once: true });
       const report = await agent.pass();
       await agent.drain();
       const refused = mirror instanceof VerifyingMirror ? mirror.lastRefusal : undefined;

@@ -83,10 +83,28 @@ export interface BuildInput {
   sensitiveValues?: readonly string[];
 }
 
+/** Bounds on what one status file carries (the file is rewritten on every transition). */
+export const STATUS_MAX_PROBLEMS = 20;
+export const STATUS_MAX_MESSAGE = 2000;
+
+function capText(text: string): string {
+  return text.length > STATUS_MAX_MESSAGE ? `${text.slice(0, STATUS_MAX_MESSAGE)}... (${text.length - STATUS_MAX_MESSAGE} more characters)` : text;
+}
+
+function capRefusal(r: RefusalStatus): RefusalStatus {
+  const out: RefusalStatus = { ...r, message: capText(r.message) };
+  if (r.problems !== undefined) {
+    const more = r.problems.length - STATUS_MAX_PROBLEMS;
+    out.problems = [...r.problems.slice(0, STATUS_MAX_PROBLEMS).map(capText), ...(more > 0 ? [`... and ${more} more problems (run baton validate)`] : [])];
+  }
+  return out;
+}
+
 export function buildStatus(input: BuildInput): InstanceStatus {
   const cp = input.checkpoint;
   const active = cp?.active;
-  const refusal = input.refusal ?? (cp?.refusal ? { code: cp.refusal.code, message: cp.refusal.message, at: cp.refusal.at } : undefined);
+  const found = input.refusal ?? (cp?.refusal ? { code: cp.refusal.code, message: cp.refusal.message, at: cp.refusal.at } : undefined);
+  const refusal = found ? capRefusal(found) : undefined;
   const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refusal && input.refusal ? 'REFUSED' : active ? stateWord(active.state) : refusal ? 'REFUSED' : 'PENDING';
   const status: InstanceStatus = {
     apiVersion: STATUS_API_VERSION,
