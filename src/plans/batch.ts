@@ -2,10 +2,12 @@
  * One step's batch: deletes first (waiting until the objects are gone, so a step can drop and
  * re-create a Job), then Namespaces and CRDs (CRDs must be Established before their custom
  * resources), then everything else with bounded concurrency, then the readiness gates.
+ * Superseding ends the waits before and after the applies, never the applies: once the batch
+ * starts applying, every apply of it reaches the server.
  */
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
-import { refKey, refLabel, refOf, type KubeObject, type ObjectRef } from '../kube/object.js';
+import { isRecord, refKey, refLabel, refOf, type KubeObject, type ObjectRef } from '../kube/object.js';
 import type { BatchAction, ReadinessRule } from '../render/types.js';
 import type { Clock } from './clock.js';
 import { FieldConflictError, GateFailedError } from './errors.js';
@@ -19,8 +21,14 @@ export interface BatchContext {
   client: KubeClient;
   hooks: EngineHooks;
   clock: Clock;
-  /** Aborts on the step's deadline. */
+  /** Aborts on the step's deadline: ends every wait of the batch (a timeout). */
   signal: AbortSignal;
+  /**
+   * Aborts when the plan is superseded (newer desired state, lost leadership): ends the wait for
+   * deletions and the readiness wait, so the batch ends as `superseded` instead of waiting out its
+   * deadline; applies in flight (and the CRD wait between them) still complete.
+   */
+  supersede?: AbortSignal;
   concurrency: number;
   rules: ReadinessRule[];
   imagePullGraceSeconds: number;
@@ -36,20 +44,28 @@ export interface BatchOutcome {
 
 export type AppliedObject = ObjectRef & { uid?: string };
 
+/** `ready`: every object passed its gate; `superseded`: the supersede signal ended a wait first. */
+export type BatchResult = { kind: 'ready'; outcome: BatchOutcome } | { kind: 'superseded'; outcome: BatchOutcome };
+
 const FIRST_KINDS = new Set(['Namespace', 'CustomResourceDefinition']);
 
-export async function runBatch(actions: readonly BatchAction[], ctx: BatchContext): Promise<BatchOutcome> {
+export async function runBatch(actions: readonly BatchAction[], ctx: BatchContext): Promise<BatchResult> {
   const deletes = actions.filter((a) => a.action === 'delete').map((a) => refOf(a.object));
   const applies = actions.filter((a): a is Extract<BatchAction, { action: 'apply' }> => a.action === 'apply');
+  const live: KubeObject[] = [];
+  const outcome = (applied: readonly typeof applies[number][]): BatchOutcome => ({
+    applied: applied.map((a) => refOf(a.object)),
+    deleted: deletes,
+    live: live.map((o) => ({ ...refOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) })),
+  });
 
   await forEachLimited(deletes, ctx.concurrency, async (ref) => {
     await ctx.client.delete(ref, { propagationPolicy: 'Background' });
   });
-  await waitUntilGone(deletes, ctx);
+  if (await superseded((signal) => waitUntilGone(deletes, { ...ctx, signal }), ctx)) return { kind: 'superseded', outcome: outcome([]) };
 
   const first = applies.filter((a) => FIRST_KINDS.has(a.object.kind));
   const rest = applies.filter((a) => !FIRST_KINDS.has(a.object.kind));
-  const live: KubeObject[] = [];
   const applyAll = (list: typeof applies): Promise<void> =>
     forEachLimited(list, ctx.concurrency, async (a) => {
       live.push(await applyOne(ctx.client, a.object, a.force));
@@ -58,8 +74,31 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   const crds = first.filter((a) => a.object.kind === 'CustomResourceDefinition').map((a) => a.object);
   if (crds.length > 0) await waitUntilReady(crds, crds, ctx);
   await applyAll(rest);
-  await waitUntilReady(applies.map((a) => a.object), live, ctx);
-  return { applied: applies.map((a) => refOf(a.object)), deleted: deletes, live: live.map((o) => ({ ...refOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) })) };
+  if (await superseded((signal) => waitUntilReady(applies.map((a) => a.object), live, { ...ctx, signal }), ctx)) {
+    return { kind: 'superseded', outcome: outcome(applies) };
+  }
+  return { kind: 'ready', outcome: outcome(applies) };
+}
+
+/**
+ * Runs a wait under the deadline and the supersede signal together; `true` when the supersede
+ * signal ended it. The combined signal takes the reason of whichever signal fired first, so a
+ * supersede is told from a deadline even when both have fired by the time the wait rejects.
+ */
+async function superseded(wait: (signal: AbortSignal) => Promise<void>, ctx: BatchContext): Promise<boolean> {
+  const { supersede } = ctx;
+  if (supersede === undefined) {
+    await wait(ctx.signal);
+    return false;
+  }
+  const signal = AbortSignal.any([ctx.signal, supersede]);
+  try {
+    await wait(signal);
+    return false;
+  } catch (err) {
+    if (signal.aborted && signal.reason === supersede.reason) return true;
+    throw err;
+  }
 }
 
 async function applyOne(client: KubeClient, obj: KubeObject, force: boolean): Promise<KubeObject> {
@@ -127,14 +166,14 @@ export async function waitUntilGone(refs: readonly ObjectRef[], ctx: Pick<BatchC
   });
 }
 
-/** Namespaces of objects that run pods (they have a pod template), where pods are followed for context. */
+/**
+ * Namespaces of objects that run pods, where pods are followed for context: every object with a pod
+ * template (`spec.template`), with or without a selector in its rendered spec (a Job's selector is
+ * made by the server). A CronJob has only a job template: its pods belong to Jobs it creates later.
+ */
 function workloadNamespaces(objects: readonly KubeObject[]): string[] {
-  const spec = (o: KubeObject): unknown => o['spec'];
-  const hasTemplate = (o: KubeObject): boolean => {
-    const s = spec(o);
-    return typeof s === 'object' && s !== null && 'template' in s && 'selector' in s;
-  };
-  return [...new Set(objects.filter(hasTemplate).map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))];
+  const hasPodTemplate = (o: KubeObject): boolean => isRecord(o['spec']) && isRecord(o['spec']['template']);
+  return [...new Set(objects.filter(hasPodTemplate).map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))];
 }
 
 function dedupe(refs: readonly ObjectRef[]): ObjectRef[] {

@@ -2,7 +2,8 @@
  * The executor: runs a RenderedPlan against a KubeClient, phase by phase and step by step under
  * their strategies, checkpointing every transition through the session so a killed process resumes
  * where it was and never re-runs a completed step. An aborted `signal` supersedes the plan: the
- * running step finishes, nothing after it starts.
+ * running step's applies finish, its waits (readiness gate, retry backoff) end at once without
+ * failing it, and nothing after it starts.
  */
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, refOf } from '../kube/object.js';
@@ -24,7 +25,7 @@ export interface ExecutorOptions {
   clock: Clock;
   session: CheckpointSession;
   emit: EventListener;
-  /** Supersede: finish the running step, start nothing more. */
+  /** Supersede: finish the running step's applies, stop its waits, start nothing more. */
   signal?: AbortSignal;
   concurrency: number;
   imagePullGraceSeconds: number;
@@ -106,7 +107,7 @@ class Execution_ {
 
   private async runPhase(phase: RenderedPhase): Promise<Result> {
     if (phaseState(this.active(), phase.name).status === 'COMPLETE') return { kind: 'complete' };
-    if (this.o.signal?.aborted === true) return { kind: 'superseded' };
+    if (this.isSuperseded()) return { kind: 'superseded' };
     await this.mutate((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), this.now(), 'running')));
     this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
     const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, s);
@@ -127,7 +128,7 @@ class Execution_ {
     const at = { ...this.base, phase: phase.name, step: step.name };
     const before = stepState(this.active(), phase.name, step.name);
     if (before.status === 'COMPLETE') return { kind: 'complete' };
-    if (this.o.signal?.aborted === true) return { kind: 'superseded' };
+    if (this.isSuperseded()) return { kind: 'superseded' };
     // A resumed step keeps its start time, so its timeout counts across restarts.
     const startedAt = startedAtOf(before, this.now());
     const deadline = Date.parse(startedAt) + step.timeoutSeconds * 1000;
@@ -139,6 +140,10 @@ class Execution_ {
     );
     let lastWait: string | undefined;
     for (let attempt = 0; ; attempt++) {
+      // A supersede during the retry backoff stops here, before the next attempt.
+      // A superseded step is not a failure: it keeps its IN_PROGRESS or ERROR state (and start time) for
+      // the run that resumes or supersedes it.
+      if (this.isSuperseded()) return { kind: 'superseded' };
       this.o.emit({ type: 'step-started', ...at, objects: step.actions.length, attempt });
       const remaining = deadline - this.o.clock.now();
       const deadlineCtl = new AbortController();
@@ -148,11 +153,12 @@ class Execution_ {
       );
       try {
         if (remaining <= 0) throw new StepTimeoutError(step.name, step.timeoutSeconds, lastWait);
-        const outcome = await runBatch(step.actions, {
+        const batch = await runBatch(step.actions, {
           client: this.o.client,
           hooks: this.o.hooks,
           clock: this.o.clock,
           signal: deadlineCtl.signal,
+          ...(this.o.signal ? { supersede: this.o.signal } : {}),
           concurrency: this.o.concurrency,
           rules: this.plan.readiness,
           imagePullGraceSeconds: this.o.imagePullGraceSeconds,
@@ -162,6 +168,8 @@ class Execution_ {
           },
         });
         deadlineCtl.abort();
+        if (batch.kind === 'superseded') return { kind: 'superseded' };
+        const { outcome } = batch;
         await this.mutate(
           (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted`)),
           (inv) => inv.without(outcome.deleted),
@@ -183,9 +191,15 @@ class Execution_ {
         }
         await this.mutate((r) => withStepState(r, phase.name, step.name, errored(stepState(r, phase.name, step.name), this.now(), error, attempt + 1)));
         this.o.emit({ type: 'step-error', ...at, error, attempt: attempt + 1, retryInMs: delay });
-        await this.o.clock.sleep(delay);
+        // The backoff ends early on supersede; the check at the top of the loop then stops the step.
+        await this.o.clock.sleep(delay, this.o.signal).catch(() => undefined);
       }
     }
+  }
+
+  /** A method, not an inline check, so the compiler does not assume the signal's state between awaits. */
+  private isSuperseded(): boolean {
+    return this.o.signal?.aborted === true;
   }
 }
 

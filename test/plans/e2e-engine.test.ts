@@ -109,6 +109,21 @@ describe('the engine against the simulated cluster', () => {
     expect(failureOf(result)?.message).toMatch(/pull/i);
   });
 
+  it('GIVEN a Job whose image cannot be pulled THEN it fails past the grace period naming the image, not at the step timeout', async () => {
+    const j = job('nopull');
+    (j['spec'] as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]!.image = 'busybox:does-not-exist';
+    const inst = instance();
+    const events: EngineEvent[] = [];
+    const started = Date.now();
+    const result = await run(inst, plan('deploy', [{ name: 'p', steps: [step('migrate', [apply(j)], 60)] }]), events);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(failureOf(result)).toMatchObject({ code: 'GATE_FAILED', object: `Job ${inst.namespace}/nopull` });
+    expect(failureOf(result)?.message).toMatch(/(ImagePullBackOff|ErrImagePull).*busybox:does-not-exist/);
+    expect(result.kind === 'ran' && result.execution.run.phases[0]?.steps[0]?.state.status).toBe('FATAL_ERROR');
+    // AND while it waited, the Job's pod said why
+    expect(events.some((e) => e.type === 'step-waiting' && /pod nopull-/.test(e.message))).toBe(true);
+  });
+
   it('runs the steps of a parallel phase concurrently', async () => {
     const slow = { 'sim.baton.dev/ready-delay-ms': '700' };
     const events: EngineEvent[] = [];

@@ -50,6 +50,40 @@ describe('explainWorkload: why a workload waits, through its pods', () => {
   });
 });
 
+describe('podsOfWorkload: the pods of a Job', () => {
+  const jobPod = (name: string, meta: string): KubeObject => obj(`{ apiVersion: v1, kind: Pod, metadata: { name: ${name}, namespace: app, creationTimestamp: "2026-01-01T11:59:30Z", ${meta} }, status: ${pullBackOff} }`);
+  const owned = (uid: string, name = 'migrate'): string => `ownerReferences: [{ apiVersion: batch/v1, kind: Job, name: ${name}, uid: ${uid}, controller: true }]`;
+  const rendered = obj('{ apiVersion: batch/v1, kind: Job, metadata: { name: migrate, namespace: app }, spec: { template: { spec: { containers: [] } } } }');
+  const live = obj('{ apiVersion: batch/v1, kind: Job, metadata: { name: migrate, namespace: app, uid: u2 }, spec: { template: { spec: { containers: [] } } } }');
+
+  it('GIVEN a Job without a selector THEN its pods are found by their controller reference, else by the job-name labels', () => {
+    const pods = [
+      jobPod('by-owner', owned('u2')),
+      jobPod('by-label', 'labels: { batch.kubernetes.io/job-name: migrate }'),
+      jobPod('by-old-label', 'labels: { job-name: migrate }'),
+      jobPod('other-job', 'labels: { job-name: seed }'),
+    ];
+    expect(podsOfWorkload(rendered, pods).map((p) => p.metadata.name)).toEqual(['by-owner', 'by-label', 'by-old-label']);
+  });
+
+  it('GIVEN a pod left by an earlier Job of the same name THEN it is not the current Job\'s', () => {
+    const pods = [jobPod('earlier', `${owned('u1')}, labels: { job-name: migrate }`), jobPod('current', owned('u2'))];
+    expect(podsOfWorkload(live, pods).map((p) => p.metadata.name)).toEqual(['current']);
+  });
+
+  it('GIVEN a Job with the selector the server generates THEN the selector decides', () => {
+    const selected = { ...live, spec: { ...(live['spec'] as object), selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u2' } } } };
+    const pods = [jobPod('mine', 'labels: { batch.kubernetes.io/controller-uid: u2 }'), jobPod('named-alike', 'labels: { job-name: migrate }')];
+    expect(podsOfWorkload(selected, pods).map((p) => p.metadata.name)).toEqual(['mine']);
+  });
+
+  it('GIVEN a Job whose pod cannot pull its image past the grace THEN the Job fails naming the pod and image', () => {
+    const job = { ...live, status: { active: 1 } };
+    const explained = explainWorkload(job, gateFor(job, ctx()), [jobPod('migrate-x7', owned('u2'))], ctx({ imagePullGraceSeconds: 10 }));
+    expect(explained.result).toEqual({ state: 'failed', reason: 'ImagePullBackOff', message: '0/1 completions (1 active); pod migrate-x7: ImagePullBackOff (image nope:1) for 30s, past the 10s grace' });
+  });
+});
+
 describe('selectorMatches', () => {
   it.each([
     ['matchLabels all present', { matchLabels: { a: '1', b: '2' } }, { a: '1', b: '2', c: '3' }, true],
