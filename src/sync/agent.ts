@@ -164,13 +164,27 @@ export class Agent {
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
     if (options.wait === false) {
-      void Promise.all(jobs).then((reports) => { if (!reports.some(retryable)) this.lastCommit = commit; });
+      void Promise.all(jobs).then((reports) => { if (this.settled(reports, desired)) this.lastCommit = commit; });
       return { commit, reports: refusalReports };
     }
     const reports = await Promise.all(jobs);
     await this.writer.flush();
-    if (!reports.some(retryable)) this.lastCommit = commit;
+    if (this.settled(reports, desired)) this.lastCommit = commit;
     return { commit, reports: [...refusalReports, ...reports] };
+  }
+
+  /**
+   * Whether this commit needs no further look: no run broke off, and every instance's status records
+   * its desired state as seen (a plan request held back behind a value change is not yet: with status
+   * on a separate branch the watched branch does not move, so the next poll must look again anyway).
+   */
+  private settled(reports: readonly InstanceReport[], desired: ReadonlyMap<string, DesiredInstance>): boolean {
+    if (reports.some(retryable)) return false;
+    for (const [key, d] of desired) {
+      if (this.refused?.keys.has(key) === true) continue;
+      if (!sameFingerprint(this.statuses.get(key)?.observed, d.fingerprint)) return false;
+    }
+    return true;
   }
 
   /**
@@ -346,9 +360,13 @@ export class Agent {
           this.options.onOutcome?.(outcome);
           if (outcome.kind === 'error') retrySlotLater();
           else this.scheduleRetryAt.delete(id);
-          if (status) this.statuses.set(id, status);
-          if (status) this.nextRuns.set(id, status.schedules);
-          else this.statuses.delete(id);
+          if (status) {
+            this.statuses.set(id, status);
+            this.nextRuns.set(id, status.schedules);
+          } else if (outcome.kind === 'removed') {
+            this.statuses.delete(id);
+            this.nextRuns.delete(id);
+          }
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' || outcome.kind === 'error' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
           return { instance: id, reason, outcome };
         } catch (err) {
