@@ -32,7 +32,10 @@ export interface Checkpoint {
   format: typeof CHECKPOINT_FORMAT;
   instance: { name: string; namespace: string };
   framework: string;
-  /** The desired state the latest plan was started for; absent until the first plan starts. */
+  /**
+   * The desired state the latest change-driven plan was started for (an explicit plan request that is
+   * not the plan the change calls for leaves it as it was); absent until the first such plan starts.
+   */
   applied?: AppliedState;
   /** The running plan, or the last one when none runs. */
   active?: PlanRun;

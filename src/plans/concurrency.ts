@@ -34,7 +34,7 @@ export function decide(active: PlanRun | undefined, selection: Selection): Decis
   }
 }
 
-/** For a process running a plan: does this newly selected change supersede it (after the running step)? */
+/** For a process running a plan: does this newly selected change supersede it (after the running step's applies)? */
 export function supersedes(selection: Selection): boolean {
   return selection.kind === 'run' || selection.kind === 'remove';
 }

@@ -84,7 +84,7 @@ class Execution_ {
       return { outcome: 'failed', run, error: failure.error };
     }
     if (results.some((r) => r.kind === 'superseded')) {
-      await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), 'superseded by a newer desired state after the running step')));
+      await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), 'superseded (newer desired state or shutdown) after the running step\'s applies')));
       const run = this.active();
       this.o.emit({ type: 'plan-superseded', ...this.base, run });
       return { outcome: 'superseded', run };

@@ -27,7 +27,7 @@ export function eventLine(e: EngineEvent): string | undefined {
     case 'plan-failed':
       return `plan ${e.plan}: FATAL_ERROR (${e.error.code}) ${e.error.message}`;
     case 'plan-superseded':
-      return `plan ${e.plan}: superseded after the running step`;
+      return `plan ${e.plan}: superseded after the running step's applies`;
     case 'prune':
       return `prune ${e.object}: ${e.result}${e.result === 'deleted' ? '' : ` (${e.message})`}`;
     case 'refused':

@@ -33,7 +33,10 @@ export interface ReconcileOptions {
    */
   renderedObjects?(): Promise<ObjectRef[]>;
   onEvent?: EventListener;
-  /** Supersede: the running step finishes, then the reconcile returns with outcome `superseded`. */
+  /**
+   * Supersede (newer desired state, a lost lease, shutdown): the running step's applies complete, its
+   * gate wait or retry backoff stops, and the reconcile returns with outcome `superseded`.
+   */
   signal?: AbortSignal;
   clock?: Clock;
   /** Applies in flight per batch (default 32). */
