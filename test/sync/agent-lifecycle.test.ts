@@ -1,0 +1,113 @@
+/**
+ * The agent over a framework's lifecycle, end to end against a Git repository and the simulated
+ * cluster: a version bump runs `upgrade`, a change to the files of a published version runs `update`
+ * on every instance on it (and says so), and `baton agent --once` exits 1 for a failed plan and for
+ * bad content while the other instances proceed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { GitMirror } from '../../src/git/index.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import { Renderer } from '../../src/render/index.js';
+import { Agent, type PassReport } from '../../src/sync/agent.js';
+import { parseStatus } from '../../src/sync/status-file.js';
+import { agentWorld, instance, webFramework, type AgentWorld } from './fixtures.js';
+
+const UPDATE_AND_UPGRADE = [
+  '  update:',
+  '    phases:',
+  '      - name: main',
+  '        steps:',
+  '          - { name: main, tasks: [main] }',
+  '  upgrade:',
+  '    phases:',
+  '      - name: migrate',
+  '        steps:',
+  '          - { name: main, tasks: [main] }',
+].join('\n');
+
+describe('the agent over a framework lifecycle', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    client = await createKubeClient({ url: world.cluster.url });
+    renderer = new Renderer();
+    for (const [path, text] of Object.entries(webFramework('1.0.0', UPDATE_AND_UPGRADE))) world.user.write(path, text);
+    world.user.write('instances/shop/a.yaml', instance({ VALUE: 'a' }));
+    world.user.write('instances/shop/b.yaml', instance({ VALUE: 'b' }));
+    world.user.commit('two instances on web 1.0.0');
+    await world.user.push();
+    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
+    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10 });
+    await agent.start();
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await renderer.close();
+    client.close();
+    await world.stop();
+  });
+
+  const plans = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind === 'complete' ? `${x.outcome.plan} complete` : x.outcome.kind]));
+  const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
+    await world.user.pull();
+    return parseStatus(world.user.git('show', `HEAD:status/shop/${name}.yaml`), name);
+  };
+
+  it('GIVEN two new instances WHEN polled THEN both deploy', async () => {
+    expect(plans(await agent.pass())).toEqual({ 'shop/a': 'deploy complete', 'shop/b': 'deploy complete' });
+  });
+
+  it('GIVEN the files of the published version edited WHEN polled THEN every instance on it runs update, and the reason says why', async () => {
+    await world.user.pull();
+    world.user.write('frameworks/web/1.0.0/templates/main.yaml.ejs', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  value: <%= params.VALUE %>\n  edited: "yes"\n');
+    world.user.commit('edit web 1.0.0 in place');
+    await world.user.push();
+    const report = await agent.pass();
+    expect(plans(report)).toEqual({ 'shop/a': 'update complete', 'shop/b': 'update complete' });
+    expect(report.reports.map((r) => r.reason)).toEqual([expect.stringContaining('framework files changed'), expect.stringContaining('framework files changed')]);
+    expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a' }))?.['data']).toMatchObject({ edited: 'yes' });
+  });
+
+  it('GIVEN one instance bumped to a new framework version WHEN polled THEN it runs upgrade and the other is untouched', async () => {
+    await world.user.pull();
+    for (const [path, text] of Object.entries(webFramework('1.1.0', UPDATE_AND_UPGRADE))) world.user.write(path, text);
+    world.user.write('instances/shop/a.yaml', instance({ VALUE: 'a' }, '1.1.0'));
+    world.user.commit('a to web 1.1.0');
+    await world.user.push();
+    expect(plans(await agent.pass())).toEqual({ 'shop/a': 'upgrade complete' });
+    expect(await statusOf('a')).toMatchObject({ state: 'COMPLETE', framework: { version: '1.1.0' }, currentPlan: { plan: 'upgrade' } });
+    expect(await statusOf('b')).toMatchObject({ framework: { version: '1.0.0' }, currentPlan: { plan: 'update' } });
+  });
+});
+
+describe('baton agent --once exit codes', () => {
+  let world: AgentWorld;
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    world.user.write('instances/shop/good.yaml', instance({ VALUE: 'fine' }));
+    world.user.write('instances/shop/bad.yaml', instance({ REPLICAS: 0 }));
+    world.user.commit('one good, one bad');
+    await world.user.push();
+  });
+  afterAll(async () => {
+    await world.stop();
+  });
+
+  it('GIVEN bad content in one instance WHEN --once runs THEN the other deploys, the bad one is reported refused, and it exits 1', async () => {
+    const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
+    const code = await main(['node', 'baton', 'agent', '--repo', world.origin, '--once', '--no-events', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'once-data')], io);
+    expect(io.out).toContain('shop/good: deploy COMPLETE');
+    expect(io.out).toMatch(/shop\/bad: refused: .*PARAM_MINIMUM/);
+    expect(code === 0 ? io.exitCode : code).toBe(1);
+  });
+});
