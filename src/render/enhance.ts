@@ -21,25 +21,6 @@ export interface EnhanceContext {
   phase: string;
   step: string;
   labels: Record<string, string>;
-  /** Custom kinds (`group/Kind`) that a CRD rendered by the same plan declares cluster-scoped. */
-  clusterScopedKinds?: ReadonlySet<string>;
-}
-
-/** `group/Kind` of an object (core group: empty), the key of `clusterScopedKinds`. */
-export function groupKindOf(apiVersion: string, kind: string): string {
-  const slash = apiVersion.indexOf('/');
-  return `${slash < 0 ? '' : apiVersion.slice(0, slash)}/${kind}`;
-}
-
-/** Custom kinds that the CRDs among `docs` declare with `scope: Cluster`. */
-export function clusterScopedCustomKinds(docs: readonly unknown[]): Set<string> {
-  const out = new Set<string>();
-  for (const d of docs) {
-    if (!isRecord(d) || d.kind !== 'CustomResourceDefinition' || !isRecord(d.spec) || d.spec.scope !== 'Cluster') continue;
-    const names = d.spec.names;
-    if (typeof d.spec.group === 'string' && isRecord(names) && typeof names.kind === 'string') out.add(`${d.spec.group}/${names.kind}`);
-  }
-  return out;
 }
 
 /** The pod template of a workload kind, or undefined. CronJob's lives under its job template. */
@@ -95,7 +76,7 @@ export function enhanceObject(obj: KubeObject, ctx: EnhanceContext): void {
   // Readable and stable key order: name, namespace, labels, annotations, then whatever the template set.
   const ordered: ObjectMeta = {};
   if (meta.name !== undefined) ordered.name = meta.name;
-  if (!isClusterScoped(obj.kind) && ctx.clusterScopedKinds?.has(groupKindOf(obj.apiVersion, obj.kind)) !== true) ordered.namespace = ctx.namespace;
+  if (!isClusterScoped(obj.kind)) ordered.namespace = ctx.namespace;
   ordered.labels = labels;
   ordered.annotations = annotations;
   for (const k in meta) if (!(k in ordered) && k !== 'namespace') ordered[k] = meta[k];

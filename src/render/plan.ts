@@ -4,7 +4,7 @@
  * step's ordered batch. Pure apart from the sandbox: same inputs, byte-identical output.
  */
 import { isRecord, refKey, refOf, type KubeObject } from '../kube/object.js';
-import { addConfigHashes, clusterScopedCustomKinds, enhanceObject } from './enhance.js';
+import { addConfigHashes, enhanceObject } from './enhance.js';
 import { orderBatch } from './kinds.js';
 import { selectorLabels, standardLabels } from './labels.js';
 import { maskSensitive } from './mask.js';
@@ -163,8 +163,6 @@ export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> 
   const plan = fw.decl.plans[input.plan]!;
   const steps: BatchAction[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
   const all: KubeObject[] = [];
-  // Custom resources of a cluster-scoped CRD the plan itself renders get no namespace.
-  const clusterScopedKinds = clusterScopedCustomKinds(outputs.flatMap((out) => (out.ok ? out.docs.map((d) => d.value) : [])));
   outputs.forEach((out, i) => {
     const slot = slots[i]!;
     if (!out.ok) {
@@ -186,7 +184,7 @@ export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> 
         problems.push(problem({ code: 'RENDER_NAMESPACE_MISMATCH', file: renders[i]!.file, message: `${obj.kind} ${obj.metadata.name} sets namespace "${String(ns)}"; objects of an instance live in its namespace "${instance.namespace}"` }));
         continue;
       }
-      enhanceObject(obj, { namespace: instance.namespace, frameworkVersion: fw.version, plan: input.plan, phase: phase.name, step: step.name, labels, clusterScopedKinds });
+      enhanceObject(obj, { namespace: instance.namespace, frameworkVersion: fw.version, plan: input.plan, phase: phase.name, step: step.name, labels });
       all.push(obj);
       const action: BatchAction = slot.action === 'apply'
         ? { action: 'apply', object: obj, task: slot.task, template: slot.template, force: slot.force }

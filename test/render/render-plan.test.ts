@@ -152,17 +152,6 @@ describe('renderPlan checks', () => {
     expect(plan.phases[0]!.steps[0]!.actions[0]!.object.metadata.namespace).toBeUndefined();
   });
 
-  it.each([
-    ['Cluster', undefined],
-    ['Namespaced', 'apps'],
-  ])('GIVEN a CRD with scope %s rendered by the same plan THEN its custom resource gets namespace %s', async (scope, namespace) => {
-    const crd = `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: ${scope}\n  names: { plural: widgets, singular: widget, kind: Widget }\n  versions: [{ name: v1, served: true, storage: true }]\n---\n`;
-    const cr = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: <%= instance.name %>\nspec: {}\n';
-    const plan = await renderOk(miniRepo({ 'frameworks/web/1.0.0/templates/main.yaml.ejs': crd + cr }), 'instances/apps/site.yaml');
-    const widget = plan.phases[0]!.steps[0]!.actions.find((a) => a.object.kind === 'Widget');
-    expect(widget?.object.metadata.namespace).toBe(namespace);
-  });
-
   it('GIVEN an object in another namespace THEN RENDER_NAMESPACE_MISMATCH', async () => {
     const r = await renderInstancePlan(miniRepo({ 'frameworks/web/1.0.0/templates/main.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a, namespace: kube-system }\n' }), 'instances/apps/site.yaml', { renderer });
     expect(r.problems.map((p) => p.code)).toEqual(['RENDER_NAMESPACE_MISMATCH']);
