@@ -201,6 +201,34 @@ describe('isolation', () => {
     expect(second).toMatchObject({ ok: true, docs: [{ value: expected }] });
   });
 
+  it.each([
+    ['the <%= escape function', '<% escapeFn.stolen = params.NAME %>', 'v: <%= typeof escapeFn.stolen %>'],
+    ['the prototype of params', '<% Object.getPrototypeOf(params).stolen = params.NAME %>', 'v: <%= typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(params), "stolen") %>'],
+    ['the prototype of the template error', '<% try { params.NOPE } catch (e) { Object.getPrototypeOf(e).stolen = params.NAME } %>', 'v: <%= (function () { try { params.NOPE } catch (e) { return typeof e.stolen } })() %>'],
+    ['the prototype of the global object', '<% Object.getPrototypeOf(globalThis).stolen = params.NAME %>', 'v: <%= typeof stolen %>'],
+    ['a swapped prototype of the global object', '<% globalThis.__proto__ = { stolen: params.NAME } %>', 'v: <%= typeof stolen %>'],
+  ])('nothing a template puts on %s reaches another instance', async (_name, write, read) => {
+    const [, , other] = await batchOfTwo(`${write}v: 1`, read);
+    expect(other).toMatchObject({ ok: true, docs: [{ value: { v: 'undefined' } }] });
+  });
+
+  it('nothing a template puts on its rethrow function reaches the next instance rendering the same template', async () => {
+    const same = '<% var seen = typeof rethrow.stolen; try { rethrow.stolen = params.NAME } catch (e) { /* frozen */ } %>v: <%= seen %>';
+    const [, first, second] = await batchOfTwo('v: 1', same);
+    expect(first).toMatchObject({ ok: true, docs: [{ value: { v: 'undefined' } }] });
+    expect(second).toMatchObject({ ok: true, docs: [{ value: { v: 'undefined' } }] });
+  });
+
+  it('an include may pass a local that shadows a read-only one (labels, instance, params)', async () => {
+    expect(await value('v: <%- include("part", { labels: { extra: "yes" } }) %>', { 'part.ejs': '<%= labels.extra %>' })).toEqual({ v: 'yes' });
+  });
+
+  it('changing a read-only input fails with a hint to copy it first', async () => {
+    const out = await render('v: <%= params.LIST.sort() %>');
+    expect(out).toMatchObject({ ok: false, kind: 'runtime', message: expect.stringContaining('template inputs are read-only: copy before changing') });
+    expect(await value('v: <%= params.LIST.slice().sort().reverse() %>')).toEqual({ v: ['b', 'a'] });
+  });
+
   it('an endless loop is stopped and the sandbox keeps working', async () => {
     expect(await render('<% for (;;) {} %>')).toMatchObject({ ok: false, kind: 'timeout', file: 't/main.yaml.ejs' });
     expect(await value('v: 1')).toEqual({ v: 1 });

@@ -47,6 +47,10 @@ export const PRELUDE = String.raw`
     if (v === void 0) throw new BatonTemplateError('undefined', null, null, UNDEFINED_PRINTED);
     return yamlScalar(v);
   }
+  // Functions and prototypes that every render shares are frozen: no render may leave data on them.
+  Object.freeze(printScalar);
+  Object.freeze(BatonTemplateError);
+  Object.freeze(BatonTemplateError.prototype);
 
   var PLAIN = /^[A-Za-z_\/][A-Za-z0-9_.\/-]*$/;
   var RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
@@ -186,7 +190,10 @@ export const PRELUDE = String.raw`
   // params: own properties hold the values (plain, fast reads); a missing name falls through to the prototype,
   // a Proxy that throws for anything that is not an Object.prototype member (toJSON/then are allowed, unset).
   var OBJECT_PROTO = Object.prototype;
+  var refuse = function () { return false; };
   var undeclared = new Proxy(ObjectCreate(null), {
+    // Writes through the prototype of params are refused (strict mode turns false into a TypeError).
+    set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse,
     get: function (t, k, receiver) {
       if (typeof k === 'symbol' || k in OBJECT_PROTO) return Reflect.get(OBJECT_PROTO, k, receiver);
       if (k === 'toJSON' || k === 'then') return undefined;
@@ -212,8 +219,9 @@ export const PRELUDE = String.raw`
     return v;
   }
 
+  var READ_ONLY = /read[ -]only|not extensible|Cannot (assign|add property|delete|define property)|object is not extensible|frozen/;
   function makeRethrow(file) {
-    return function rethrow(err, line) {
+    return Object.freeze(function rethrow(err, line) {
       if (err instanceof BatonTemplateError) {
         if (err.file === null) { err.file = file; err.line = line; }
         throw err;
@@ -221,8 +229,9 @@ export const PRELUDE = String.raw`
       var kind = err instanceof ReferenceError ? 'undefined' : 'runtime';
       var msg = err !== null && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
       if (err instanceof RangeError && /call stack/.test(msg)) msg = 'too much recursion (endless include?)';
+      if (err instanceof TypeError && READ_ONLY.test(msg)) msg += ' (template inputs are read-only: copy before changing, e.g. params.LIST.slice().sort())';
       throw new BatonTemplateError(kind, file, line, msg);
-    };
+    });
   }
 
   function renderTemplate(key, locals, partials, depth) {
@@ -233,7 +242,8 @@ export const PRELUDE = String.raw`
       var n = String(name), k = hasOwn.call(partials, n) ? partials[n] : hasOwn.call(partials, n + '.ejs') ? partials[n + '.ejs'] : hasOwn.call(partials, n + '.yaml.ejs') ? partials[n + '.yaml.ejs'] : undefined;
       if (k === undefined) throw new Error('include: no template named ' + JSONstringify(n) + ' in this framework');
       var merged = ObjectCreate(locals);
-      if (extra !== undefined && extra !== null) ObjectKeys(extra).forEach(function (x) { merged[x] = extra[x]; });
+      // defineProperty, not assignment: an extra may shadow a read-only inherited local (labels, params...).
+      if (extra !== undefined && extra !== null) ObjectKeys(extra).forEach(function (x) { defineProperty(merged, x, { value: extra[x], writable: true, enumerable: true, configurable: true }); });
       return renderTemplate(k, merged, partials, depth + 1);
     };
     var out = def.fn(locals, printScalar, include, def.rethrow);
@@ -304,6 +314,7 @@ export const PRELUDE = String.raw`
     });
   }
   Object.getOwnPropertyNames(G).forEach(function (n) { if (n !== 'globalThis') { var d = Object.getOwnPropertyDescriptor(G, n); if (d) freeze(d.value); } });
+  for (var gp = Object.getPrototypeOf(G); gp !== null; gp = Object.getPrototypeOf(gp)) freeze(gp);
   [function* () {}, async function () {}, async function* () {}, [][Symbol.iterator](), new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ''[Symbol.iterator](), /x/[Symbol.matchAll]('')].forEach(freeze);
 
   var templateScope = ObjectCreate(null);
@@ -312,7 +323,13 @@ export const PRELUDE = String.raw`
   Object.freeze(templateScope);
   var baseline = new Set(Reflect.ownKeys(G));
   var ownKeys = Reflect.ownKeys;
-  function removeGlobals() { ownKeys(G).forEach(function (k) { if (!baseline.has(k)) { try { delete G[k]; } catch (e) { /* keep */ } } }); }
+  // The global's prototype chain is frozen with everything else; a template that swaps the prototype
+  // (globalThis.__proto__ = ...) gets it put back after its render.
+  var globalProto = Object.getPrototypeOf(G), getProto = Object.getPrototypeOf, setProto = Object.setPrototypeOf;
+  function removeGlobals() {
+    ownKeys(G).forEach(function (k) { if (!baseline.has(k)) { try { delete G[k]; } catch (e) { /* keep */ } } });
+    if (getProto(G) !== globalProto) setProto(G, globalProto);
+  }
   return {
     // Globals a template created are removed after every render (runJob), and again after every batch.
     cleanup: removeGlobals,
