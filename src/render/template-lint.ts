@@ -113,7 +113,9 @@ class ScalarScanner {
         i = end + 1;
         continue;
       }
-      nested = line.blockParent === undefined ? undefined : { parent: line.blockParent, keep: true };
+      // Block scalar content (`|`, `>`) is text of its own language (a config file, a script, JSON):
+      // a quoted string printed there may be exactly what the author wants, so it is not judged.
+      nested = line.blockParent === undefined ? undefined : { parent: line.blockParent, keep: false };
       i = this.lineEnd(line.next) + 1;
     }
     return this.scalars;
@@ -286,8 +288,8 @@ export function partialScalarProblems(t: TemplateFile): Problem[] {
     // scalar may make it whole at render time (if/else around two tags), so it is not judged.
     if (!text.includes(PRINT) || text.includes(OPAQUE) || (!sc.quoted && text.trim() === PRINT)) continue;
     const message = sc.quoted
-      ? `<%= %> is inside a quoted YAML string (${shown(text)}): it prints a quoted YAML value, so the result is not what it looks like; drop the quotes and build the whole value inside one tag: <%= 'pre-' + x %>`
-      : `<%= %> is part of a larger scalar ("${shown(text)}"): it prints a quoted YAML value, so the result is not what it looks like; build the whole value inside one tag: <%= 'pre-' + x %>`;
+      ? `<%= %> is inside a quoted YAML string (${shown(text)}): it prints a string as a double-quoted YAML value, so the quotes nest; drop the quotes and build the whole value inside one tag: <%= 'pre-' + x %>`
+      : `<%= %> is part of a larger scalar ("${shown(text)}"): a string prints as a double-quoted YAML value, so the result keeps the quotes (numbers and booleans print plain); build the whole value inside one tag: <%= 'pre-' + x %>`;
     for (let k = text.indexOf(PRINT); k >= 0; k = text.indexOf(PRINT, k + 1)) {
       const at = sk.origins.get(sc.start + k);
       if (at === undefined) continue;

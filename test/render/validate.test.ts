@@ -96,7 +96,7 @@ describe('validateRepository: <%= %> tags that are only part of a YAML scalar (T
   it('GIVEN a prefixed tag THEN the message shows the scalar and how to build it in one tag', async () => {
     const [found] = await partial('data:\n  value: pre-<%= params.VALUE %>\n');
     expect(found?.message).toBe(
-      `<%= %> is part of a larger scalar ("pre-<%= ... %>"): it prints a quoted YAML value, so the result is not what it looks like; build the whole value inside one tag: <%= 'pre-' + x %>`,
+      `<%= %> is part of a larger scalar ("pre-<%= ... %>"): a string prints as a double-quoted YAML value, so the result keeps the quotes (numbers and booleans print plain); build the whole value inside one tag: <%= 'pre-' + x %>`,
     );
   });
 });
