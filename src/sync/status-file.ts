@@ -122,7 +122,17 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     schedules: input.schedules ?? [],
     handledRequests: (cp?.handledRequests ?? []).slice(0, 20),
   };
-  return maskSensitive(status, input.sensitiveValues ?? []);
+  // Mask the text, never the ids: a short sensitive value can occur inside a hex commit or blob id, and
+  // a masked fingerprint would never match again (the instance would re-run on every poll).
+  const masked = maskSensitive(status, input.sensitiveValues ?? []);
+  masked.sourceCommit = status.sourceCommit;
+  masked.observed = status.observed;
+  masked.instance = status.instance;
+  if (masked.refusal && status.refusal?.commit !== undefined) masked.refusal.commit = status.refusal.commit;
+  if (masked.currentPlan && status.currentPlan) masked.currentPlan.id = status.currentPlan.id;
+  masked.recentPlans.forEach((p, i) => { p.id = status.recentPlans[i]?.id ?? p.id; });
+  masked.handledRequests = status.handledRequests;
+  return masked;
 }
 
 function stateWord(state: RunState): InstanceStatus['state'] {

@@ -83,8 +83,9 @@ export class StatusReporter {
   /** Submits the status as it is now, described by `t`. */
   write(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
     // The commit subject and trailers go into git log for good: a message quoting a sensitive value
-    // (an API error echoing a field) is masked like the status file itself.
-    const t = maskSensitive(transition, this.ctx.sensitiveValues);
+    // (an API error echoing a field) is masked like the status file itself. Only the message: ids in
+    // the trailers (commits, runs) must stay exact.
+    const t = transition.message === undefined ? transition : { ...transition, message: maskSensitive(transition.message, this.ctx.sensitiveValues) };
     if (extra.removed) {
       this.writer.submit({ path: statusPath(this.ctx.key), content: null, summary: summaryOf(t), trailers: trailersOf(t) });
       return;

@@ -26,3 +26,21 @@ describe('the status reporter', () => {
     expect(updates[0]?.summary).toContain('Invalid value');
   });
 });
+
+describe('masking never touches ids', () => {
+  it('GIVEN a short sensitive value that occurs inside commit and blob ids WHEN the status is built THEN the ids stay exact and the message is masked', () => {
+    const secret = 'd8a1';
+    const commit = `00aa${secret}00aa${'0'.repeat(28)}`;
+    const blob = `ff${secret}${'f'.repeat(34)}`;
+    const { writer, updates } = capture();
+    const reporter = new StatusReporter(writer, {
+      key: { namespace: 'shop', name: 'site' }, framework: { name: 'web', version: '1.0.0' }, sourceCommit: commit,
+      observed: { instance: blob }, sensitiveValues: [secret], schedules: [], now: () => '2026-11-22T00:00:00Z',
+    });
+    reporter.write({ ...reporter.transition('plan-failed', 'FATAL_ERROR'), plan: 'deploy', message: `value ${secret} rejected` });
+    expect(reporter.last?.sourceCommit).toBe(commit);
+    expect(reporter.last?.observed.instance).toBe(blob);
+    expect(updates[0]?.summary).not.toContain(`value ${secret}`);
+    expect(updates[0]?.trailers).toEqual(expect.arrayContaining([['Baton-Source-Commit', commit]]));
+  });
+});
