@@ -122,9 +122,15 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     schedules: input.schedules ?? [],
     handledRequests: (cp?.handledRequests ?? []).slice(0, 20),
   };
-  // Mask the text, never the ids: a short sensitive value can occur inside a hex commit or blob id, and
-  // a masked fingerprint would never match again (the instance would re-run on every poll).
-  const masked = maskSensitive(status, input.sensitiveValues ?? []);
+  return maskText(status, input.sensitiveValues ?? []);
+}
+
+/**
+ * Masks the text of a status, never its ids: a short sensitive value can occur inside a hex commit or
+ * blob id, and a masked fingerprint would never match again (the instance would re-run on every poll).
+ */
+function maskText(status: InstanceStatus, sensitive: readonly string[]): InstanceStatus {
+  const masked = maskSensitive(status, sensitive);
   masked.sourceCommit = status.sourceCommit;
   masked.observed = status.observed;
   masked.instance = status.instance;
