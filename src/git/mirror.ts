@@ -11,11 +11,11 @@
  */
 import * as fs from 'node:fs';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
 import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
-import { GitPushRejectedError, GitTransportError } from './errors.js';
+import { GitObjectError, GitPushRejectedError, GitTransportError } from './errors.js';
 
 export interface MirrorOptions {
   /** Directory of the bare clone; kept across restarts so unpushed status commits survive. */
@@ -159,7 +159,7 @@ export class GitMirror {
     } else if (sha === undefined) {
       await isogit.deleteRef({ fs, gitdir: this.gitdir, ref });
     } else {
-      await isogit.writeRef({ fs, gitdir: this.gitdir, ref, value: sha, force: true });
+      await writeLooseRef(this.gitdir, ref, sha);
     }
   }
 
@@ -187,6 +187,49 @@ export class GitMirror {
       const message = err instanceof GitError || err instanceof Error ? err.message : String(err);
       throw new GitTransportError(operation, redactUrl(firstLines(message)), { url: redactUrl(this.url) }, err);
     }
+  }
+}
+
+/**
+ * A full ref name git itself would accept (the rules of `git check-ref-format` that matter here), so
+ * the path built from it stays inside the gitdir and never collides with a lock file.
+ */
+function isValidRef(ref: string): boolean {
+  const parts = ref.split('/');
+  if (parts[0] !== 'refs' || parts.length < 2) return false;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what git refuses
+  const forbidden = /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/;
+  return parts.every((p) => p !== '' && !p.startsWith('.') && !p.endsWith('.') && !p.endsWith('.lock') && !forbidden.test(p));
+}
+
+/** A full SHA-1 or SHA-256 object id, as a loose ref holds. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * Points a loose ref at `sha` the way git does: write `<ref>.lock`, flush it to disk, rename it over
+ * the ref. A crash or a full disk then leaves the old ref (and perhaps a stale lock), never an empty
+ * ref file, which would make every later fetch fail. (isomorphic-git truncates the ref in place.)
+ */
+async function writeLooseRef(gitdir: string, ref: string, sha: string): Promise<void> {
+  if (!isValidRef(ref)) throw new GitObjectError(`not a valid ref name: ${ref}`, { ref });
+  if (!OBJECT_ID.test(sha)) throw new GitObjectError(`not an object id: ${sha}`, { ref, sha });
+  const path = join(gitdir, ref);
+  const lock = `${path}.lock`;
+  await fs.promises.mkdir(dirname(path), { recursive: true });
+  try {
+    // 'w' rather than 'wx': a lock left by a crash of this process would otherwise block the ref
+    // forever, and every write to this mirror already runs one at a time (see exclusive()).
+    const handle = await fs.promises.open(lock, 'w');
+    try {
+      await handle.writeFile(`${sha}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(lock, path);
+  } catch (err) {
+    await fs.promises.rm(lock, { force: true });
+    throw err;
   }
 }
 

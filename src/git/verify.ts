@@ -187,6 +187,10 @@ export class VerifyingMirror extends GitMirror {
   private readonly verify: VerifyingMirrorOptions;
   private lastVerified: string | undefined;
   private verdict: { target: string; result: Verification } | undefined;
+  /** The refused target last searched below: a search finding nothing is not repeated every poll. */
+  private searchedBelow: string | undefined;
+  /** How many times the history below a refused tip was searched (for tests and metrics). */
+  ancestorSearches = 0;
   /** The latest refusal, cleared when a commit verifies (for `--once` reports and health). */
   lastRefusal: { commit: string; verdict: Extract<Verification, { verified: false }> } | undefined;
 
@@ -210,7 +214,13 @@ export class VerifyingMirror extends GitMirror {
     this.lastRefusal = { commit: target, verdict: result };
     if (fresh) this.verify.onRefused?.(target, result);
     // A fresh start (or restart) that finds the tip refused: the last verified commit is further down.
-    this.lastVerified ??= await this.newestVerifiedAncestor(target);
+    // Searched once per refused target: when nothing verifies, the answer will not change until the
+    // branch moves, and each search may run up to ANCESTOR_SEARCH_LIMIT verification processes.
+    if (this.lastVerified === undefined && this.searchedBelow !== target) {
+      this.searchedBelow = target;
+      this.ancestorSearches++;
+      this.lastVerified = await this.newestVerifiedAncestor(target);
+    }
     return this.lastVerified;
   }
 

@@ -8,9 +8,11 @@
  * - on the object a step failed on: `StepFailed` (Warning) with the reason.
  *
  * Recording is best effort and off the plan's path: events queue, a few are posted at a time, a full
- * queue drops (and counts) the newest, and a failure never touches the plan. A 403 (no RBAC for
- * events) is logged once and turns recording off. Messages are masked with the instance's sensitive
- * values before they leave the process.
+ * queue drops (and counts) the newest, and a failure never touches the plan. Only an RBAC denial of
+ * creating events (a 403 saying `cannot create resource "events"`) is logged once and turns recording
+ * off; other 403s (a namespace being terminated, an exceeded quota) and a failed uid lookup concern one
+ * event, not the process. Messages are masked with the instance's sensitive values before they leave
+ * the process.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -126,7 +128,7 @@ export class KubeEventRecorder {
       this.posted++;
     } catch (err) {
       this.dropped++;
-      if (err instanceof KubeApiError && err.status === 403) {
+      if (isEventsRbacDenial(err)) {
         this.disabled = true;
         this.queue.length = 0;
         this.options.log?.('warn', `Kubernetes Events are not recorded: ${err.message} (grant create on events to record them)`);
@@ -149,7 +151,15 @@ export class KubeEventRecorder {
     const key = refKey(ref);
     const known = this.uids.get(key);
     if (known !== undefined) return known;
-    const uid = (await this.client.get(ref))?.metadata.uid;
+    let uid: string | undefined;
+    try {
+      uid = (await this.client.get(ref))?.metadata.uid;
+    } catch {
+      // No uid only means `kubectl describe` matches by name rather than uid: a lookup refused (no RBAC
+      // on that object, which may be why its step failed) or failing must not cost the event. Not
+      // cached, so a later event retries once the cause is gone.
+      return undefined;
+    }
     if (uid !== undefined) {
       if (this.uids.size >= 10_000) this.uids.clear();
       this.uids.set(key, uid);
@@ -185,6 +195,18 @@ export class KubeEventRecorder {
       count: 1,
     };
   }
+}
+
+/**
+ * A 403 from creating an Event because RBAC does not allow it: the one failure that will not go away
+ * by itself, so recording stops. The API server also answers 403 when a namespace is being terminated
+ * or a quota is exceeded; those concern one namespace for a while and only drop the event.
+ */
+function isEventsRbacDenial(err: unknown): err is KubeApiError {
+  if (!(err instanceof KubeApiError) || err.status !== 403) return false;
+  const message = err.message;
+  if (/being terminated|exceeded quota/i.test(message)) return false;
+  return /cannot create resource "events"/.test(message);
 }
 
 /** Cuts `text` to at most `max` UTF-8 bytes on a character boundary, marking the cut with `...`. */

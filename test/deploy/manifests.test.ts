@@ -50,6 +50,17 @@ describe('deploy/baton-agent.yaml', () => {
     expect(container.env.find((e) => e.name === 'BATON_LISTEN')?.value).toBe('0.0.0.0:8080');
   });
 
+  it('gives the first fetch of a large repository at least five minutes before liveness checks can restart the agent', () => {
+    type Probe = { httpGet?: { path?: string; port?: string | number }; periodSeconds?: number; failureThreshold?: number };
+    const deployment = docs().find((d) => d.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { startupProbe?: Probe; livenessProbe?: Probe }[] } } } };
+    const container = deployment.spec.template.spec.containers[0]!;
+    const startup = container.startupProbe;
+    expect(startup?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    // Kubernetes defaults: periodSeconds 10, failureThreshold 3.
+    expect((startup?.failureThreshold ?? 3) * (startup?.periodSeconds ?? 10)).toBeGreaterThanOrEqual(300);
+    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+  });
+
   it('applies to the API server with kubectl, server-side', async () => {
     const applied = await cluster.kubectl(['apply', '--server-side', '-f', MANIFEST]);
     expect(applied.stderr).toBe('');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GitMirror, ObjectStore, writeCommit, writeTreeWith, GitPushRejectedError, GitTransportError, GitRemoteRefusedError } from '../../src/git/index.js';
+import { GitMirror, ObjectStore, writeCommit, writeTreeWith, GitObjectError, GitPushRejectedError, GitTransportError, GitRemoteRefusedError } from '../../src/git/index.js';
 import { gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer, type WorkClone } from '../helpers/git-server.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -56,6 +57,58 @@ describe('the agent bare clone against a real Git HTTP server with authenticatio
 
   it.each([['-oProxyCommand=evil'], ['ext::sh -c evil']])('refuses the remote URL %s', (url) => {
     expect(() => new GitMirror({ dir: join(sandbox.dir, 'refused'), remote: { url, auth: { kind: 'none' } } })).toThrow(GitRemoteRefusedError);
+  });
+
+  it('GIVEN a nested ref WHEN set, moved and deleted THEN the loose ref file holds exactly the id, no lock is left, and git agrees', async () => {
+    const mirror = mirrorFor('agent-refs');
+    await mirror.init();
+    const tip = (await mirror.fetch('main'))!;
+    const store = new ObjectStore(mirror.dir);
+    const next = await writeCommit(store, { tree: await store.treeOfCommit(tip), parents: [tip], message: 'next', author: { name: 'Baton', email: 'baton@example.com' } });
+    const ref = 'refs/baton/pending/release/1.0';
+    const file = join(mirror.dir, ref);
+
+    await mirror.setRef(ref, tip);
+    expect(readFileSync(file, 'utf8')).toBe(`${tip}\n`);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect((await mirror.read(['rev-parse', '--verify', ref])).trim()).toBe(tip);
+
+    // A lock left behind by a crash mid-write does not block the next write.
+    writeFileSync(`${file}.lock`, '');
+    await mirror.setRef(ref, next);
+    expect(readFileSync(file, 'utf8')).toBe(`${next}\n`);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect((await mirror.read(['rev-parse', '--verify', ref])).trim()).toBe(next);
+    expect(await mirror.revParse(ref)).toBe(next);
+
+    await mirror.setRef(ref, undefined);
+    expect(existsSync(file)).toBe(false);
+    expect(await mirror.revParse(ref)).toBeUndefined();
+    expect((await mirror.read(['for-each-ref', ref])).trim()).toBe('');
+  });
+
+  it('GIVEN a ref only in packed-refs WHEN set and then deleted THEN the loose ref wins, and deleting removes it from packed-refs too', async () => {
+    const mirror = mirrorFor('agent-packed');
+    await mirror.init();
+    const tip = (await mirror.fetch('main'))!;
+    const store = new ObjectStore(mirror.dir);
+    const next = await writeCommit(store, { tree: await store.treeOfCommit(tip), parents: [tip], message: 'packed', author: { name: 'Baton', email: 'baton@example.com' } });
+    const ref = 'refs/baton/pending/main';
+    await mirror.setRef(ref, tip);
+    await mirror.read(['pack-refs', '--all']);
+    expect(existsSync(join(mirror.dir, ref))).toBe(false);
+    await mirror.setRef(ref, next);
+    expect((await mirror.read(['rev-parse', '--verify', ref])).trim()).toBe(next);
+    await mirror.setRef(ref, undefined);
+    expect(await mirror.revParse(ref)).toBeUndefined();
+    expect(readFileSync(join(mirror.dir, 'packed-refs'), 'utf8')).not.toContain(ref);
+  });
+
+  it.each([['refs/../../escape'], ['refs/heads/x.lock'], ['refs/heads/a..b'], ['heads/main'], ['refs/heads/.hidden']])('GIVEN the ref name %s WHEN set THEN it is refused and nothing is written', async (ref) => {
+    const mirror = mirrorFor('agent-badref');
+    await mirror.init();
+    await expect(mirror.setRef(ref, first)).rejects.toBeInstanceOf(GitObjectError);
+    expect(existsSync(join(mirror.dir, ref))).toBe(false);
   });
 
   it('GIVEN a commit written without a working tree WHEN pushed THEN others see it; a stale parent is rejected, never forced', async () => {

@@ -161,6 +161,37 @@ describe('commit signature verification with real keys', () => {
     expect(none.lastRefusal?.verdict.reason).toBe('unsigned');
   });
 
+  it('GIVEN no verified commit below a refused tip WHEN the same tip is fetched again THEN the history is not searched again, only when the refused change moves', async () => {
+    const origin = join(sandbox.dir, 'unsigned-history');
+    mkdirSync(origin);
+    git(sandbox.env, origin, 'init', '-q');
+    const put = (path: string): string => {
+      mkdirSync(join(origin, path, '..'), { recursive: true });
+      writeFileSync(join(origin, path), `${path} ${Date.now()}\n`);
+      git(sandbox.env, origin, 'add', path);
+      git(sandbox.env, origin, 'commit', '-q', '-m', `change ${path}`);
+      return git(sandbox.env, origin, 'rev-parse', 'HEAD').trim();
+    };
+    for (let i = 0; i < 3; i++) put(`instances/prod/app${i}.yaml`);
+    const mirror = new VerifyingMirror({ dir: join(sandbox.dir, 'mirror-unsigned-history'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env, branch: 'main', trust: { allowedSigners: allowedFile } });
+    await mirror.init();
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(mirror.ancestorSearches).toBe(1);
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(mirror.ancestorSearches).toBe(1);
+    // A status-only commit on top leaves the refused change (the target) as it was: still no search.
+    put('status/prod/app0.yaml');
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(mirror.ancestorSearches).toBe(1);
+    // A new refused change is a new target: searched once more.
+    const refused = put('instances/prod/app9.yaml');
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(await mirror.fetch('main')).toBeUndefined();
+    expect(mirror.ancestorSearches).toBe(2);
+    expect(mirror.lastRefusal?.commit).toBe(refused);
+  });
+
   describe.skipIf(!has('gpg'))('OpenPGP signatures (gpg is installed)', () => {
     let keyring: string;
     let signed: string;

@@ -1,7 +1,7 @@
 /**
  * Kubernetes Events for plans: which engine events become which Kubernetes Events (pure), and the
  * recorder against the simulated API server (uids so `kubectl describe` finds them, masking, a full
- * queue, RBAC refusal turning recording off).
+ * queue, an RBAC refusal of events turning recording off, other 403s only dropping one event).
  */
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,41 @@ describe('the recorder against the simulated API server', () => {
     recorder.record({ ...inRun, type: 'phase-complete', phase: 'later' });
     await recorder.flush();
     expect(recorder.posted).toBe(0);
+  });
+
+  it('GIVEN the API forbids reading the object a step failed on WHEN recording THEN the Event is still posted, without a uid, and recording stays on', async () => {
+    const logs: string[] = [];
+    nock(cluster.url, { allowUnmocked: true }).get('/api/v1/namespaces/shop/configmaps/settings').times(1).reply(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps "settings" is forbidden: User "baton" cannot get resource "configmaps"' }, { 'content-type': 'application/json' });
+    const recorder = new KubeEventRecorder(client, { log: (_l, m) => logs.push(m) });
+    recorder.record({ ...inStep, step: 'uid-forbidden', type: 'step-failed', error: { code: 'KUBE_FORBIDDEN', message: 'no RBAC' }, object: cm });
+    await recorder.flush();
+    expect(recorder.posted).toBe(2);
+    expect(recorder.dropped).toBe(0);
+    expect(logs).toEqual([]);
+    const onSettings = (await events()).filter((e) => e['reason'] === 'StepFailed' && String(e['message']).includes('uid-forbidden') && (e['involvedObject'] as Record<string, unknown>)['name'] === 'settings');
+    expect(onSettings).toHaveLength(1);
+    expect(onSettings[0]?.['involvedObject']).not.toHaveProperty('uid');
+    recorder.record({ ...inRun, type: 'phase-complete', phase: 'after-uid-forbidden' });
+    await recorder.flush();
+    expect(recorder.posted).toBe(3);
+  });
+
+  it.each([
+    ['a namespace being terminated', 'events "x" is forbidden: unable to create new content in namespace shop because it is being terminated'],
+    ['an exceeded quota', 'events "x" is forbidden: exceeded quota: events-quota, requested: count/events=1, used: count/events=10, limited: count/events=10'],
+  ])('GIVEN creating an event is refused with 403 for %s WHEN recording THEN that event is dropped with a warning and later events are still posted', async (_name, message) => {
+    const logs: string[] = [];
+    nock(cluster.url, { allowUnmocked: true }).post('/api/v1/namespaces/shop/events').times(1).reply(403, { kind: 'Status', code: 403, reason: 'Forbidden', message }, { 'content-type': 'application/json' });
+    const recorder = new KubeEventRecorder(client, { concurrency: 1, log: (_l, m) => logs.push(m) });
+    recorder.record({ ...inRun, type: 'phase-complete', phase: 'refused-403' });
+    await recorder.flush();
+    expect(recorder.posted).toBe(0);
+    expect(recorder.dropped).toBe(1);
+    expect(logs).toEqual([expect.stringContaining(message)]);
+    expect(logs[0]).not.toContain('Kubernetes Events are not recorded');
+    recorder.record({ ...inRun, type: 'phase-complete', phase: 'after-403' });
+    await recorder.flush();
+    expect(recorder.posted).toBe(1);
   });
 
   it('GIVEN an API server that does not answer WHEN flushing THEN flush gives up after its timeout and drops what is queued', async () => {
