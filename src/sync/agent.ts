@@ -104,7 +104,9 @@ export class Agent {
   private readonly scheduleRetryAt = new Map<string, number>();
   private readonly log: AgentLog;
   /** The refused commit whose refusals are written, and the instances it changes (they do not run). */
-  private refused: { commit: string; keys: Set<string> } | undefined;
+  private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
+  /** Set by stop(): nothing new starts. */
+  private stopping = false;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -203,30 +205,27 @@ export class Agent {
       }
       return [];
     }
-    if (this.refused?.commit === refusal.commit) return [];
-    // A different refused commit: look at every instance again (some refusals may no longer hold).
-    this.lastCommit = undefined;
-    await this.loadStatuses();
-    const refusedDesired = await scanDesired(await this.store.at(refusal.commit), this.parseCache);
-    const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
-    // The baseline is the last verified commit; with none known (a restart with a refused tip), what each
-    // instance's status says the agent last acted on.
-    const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
-    const candidates = verified !== undefined ? [...refusedDesired.keys(), ...verifiedDesired.keys()] : [...refusedDesired.keys(), ...this.statuses.keys()];
-    const keys = new Set(candidates.filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, baseline(k))));
-    this.refused = { commit: refusal.commit, keys };
+    if (this.refused?.commit !== refusal.commit) {
+      // A different refused commit: look at every instance again (some refusals may no longer hold).
+      this.lastCommit = undefined;
+      this.refused = await this.instancesChangedBy(refusal.commit, verified);
+    }
+    const { keys, named } = this.refused;
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
     for (const id of keys) {
+      // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
+      if (this.workers.has(id)) continue;
       const previous = this.statuses.get(id);
       // Written before (this agent or one before a restart): nothing new to record.
       if (previous?.refusal?.commit === refusal.commit) continue;
-      const d = refusedDesired.get(id) ?? verifiedDesired.get(id);
+      const d = named.get(id);
       const key = d?.key ?? previous?.instance;
       if (key === undefined) continue;
       const status = await reportCommitRefusal(this.runDeps(), {
-        key, commit: verified ?? refusal.commit,
+        // Never the refused commit as the source of what runs (a later removal loads content from it).
+        key, commit: verified ?? previous?.sourceCommit ?? refusal.commit,
         ...(previous ? { previous } : {}), ...(d?.framework ? { framework: d.framework } : {}),
         schedules: previous?.schedules ?? [],
         refusal: { code, message, at: this.now().toISOString(), commit: refusal.commit },
@@ -238,6 +237,25 @@ export class Agent {
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
     return reports;
+  }
+
+  /**
+   * The instances whose desired state `refused` changes, against the last verified commit or, with none
+   * known (a restart with a refused tip), against what each instance's status says was last acted on.
+   */
+  private async instancesChangedBy(refused: string, verified: string | undefined): Promise<NonNullable<Agent['refused']>> {
+    await this.loadStatuses();
+    const refusedDesired = await scanDesired(await this.store.at(refused), this.parseCache);
+    const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
+    const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
+    const candidates = verified !== undefined ? [...refusedDesired.keys(), ...verifiedDesired.keys()] : [...refusedDesired.keys(), ...this.statuses.keys()];
+    const keys = new Set(candidates.filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, baseline(k))));
+    const named = new Map<string, DesiredInstance>();
+    for (const k of keys) {
+      const d = refusedDesired.get(k) ?? verifiedDesired.get(k);
+      if (d) named.set(k, d);
+    }
+    return { commit: refused, keys, named };
   }
 
   /** Removes the status file of an instance that only a refused commit ever named. */
@@ -276,6 +294,7 @@ export class Agent {
 
   /** Stops after the running steps (superseding every running plan), then pushes pending status. */
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const w of this.workers.values()) w.abort.abort();
     await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
     await this.options.kubeEvents?.flush();
@@ -287,8 +306,9 @@ export class Agent {
     const previous = this.statuses.get(key);
     const schedules = scheduleStatus(d.schedules, previous?.schedules ?? [], now);
     this.nextRuns.set(key, schedules);
-    // Changed by a refused commit: its status says so, and what runs stays as it is.
-    if (this.refused?.keys.has(key) === true && !UNFINISHED.has(previous?.state ?? '')) return undefined;
+    // Changed by a refused commit: its status says so, and what runs stays as it is; an unfinished plan
+    // (the state under the refusal is the checkpoint's) still resumes, at the verified commit.
+    if (this.refused?.keys.has(key) === true) return this.resumeUnderRefusal(key, d, commit, tree, previous, schedules);
     // A signature refusal that no longer applies (the verified commit now in force) is rewritten.
     const staleRefusal = isSignatureRefusal(previous) && previous?.refusal?.commit !== this.refused?.commit;
     if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '') || staleRefusal) {
@@ -300,6 +320,13 @@ export class Agent {
     if (due === undefined) return undefined;
     this.slotsStarted.add(`${key}@${due.slot}`);
     return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
+  }
+
+  /** An instance a refused commit changes: only an unfinished plan of it runs (resumes), at the verified commit. */
+  private resumeUnderRefusal(key: string, d: DesiredInstance, commit: string, tree: CommitTree, previous: InstanceStatus | undefined, schedules: ScheduleStatus[]): Promise<InstanceReport> | undefined {
+    const unfinished = UNFINISHED.has(previous?.currentPlan?.state.status ?? '') || UNFINISHED.has(previous?.state ?? '');
+    if (!unfinished || this.workers.has(key)) return undefined;
+    return this.schedule(d.key, commit, tree, d, 'resuming an unfinished plan (a newer commit is refused)', { schedules });
   }
 
   /** The schedule due now, unless its slot already started or a broken-off run waits for its retry time. */
@@ -315,6 +342,8 @@ export class Agent {
     // whose run broke off waits for its retry time.
     let min: number | undefined;
     for (const [key, list] of this.nextRuns) {
+      // A busy instance runs its schedule after the running plan: the regular poll finds it then.
+      if (this.workers.has(key) || this.refused?.keys.has(key) === true) continue;
       for (const s of list) {
         if (s.nextRun === undefined || this.slotsStarted.has(`${key}@${s.nextRun}`)) continue;
         const at = Math.max(Date.parse(s.nextRun), this.scheduleRetryAt.get(key) ?? 0);
@@ -330,6 +359,7 @@ export class Agent {
 
   private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun } = {}): Promise<InstanceReport> {
     const id = keyString(key);
+    if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     const running = this.workers.get(id);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.

@@ -45,6 +45,16 @@ describe('stopping the agent', () => {
     expect(statusFiles.length).toBeLessThanOrEqual(1);
     expect(world.user.git('log', '--format=%s')).not.toMatch(/shop\/(two|three): deploy/);
   });
+
+  it('GIVEN a stopped agent WHEN a pass still comes (a late poll or SIGTERM during --once) THEN nothing new starts', async () => {
+    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent-2'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
+    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10 });
+    await agent.start();
+    await agent.stop();
+    const report = await agent.pass();
+    expect(report.reports.length).toBeGreaterThan(0);
+    expect(new Set(report.reports.map((r) => r.outcome.kind))).toEqual(new Set(['nothing']));
+  });
 });
 
 describe('status file size', () => {

@@ -151,6 +151,8 @@ describe('the agent and a commit refused by signature verification', () => {
       const report = await restarted.pass();
       expect(outcomes(report)).toEqual({ 'shop/blog': 'refused' });
       expect(await statusOf('blog')).toMatchObject({ state: 'REFUSED', refusal: { commit: unsigned } });
+      // What runs (and what a later removal would load) is never the refused commit.
+      expect((await statusOf('blog'))?.sourceCommit).not.toBe(unsigned);
       expect(await statusOf('site')).toMatchObject({ state: 'COMPLETE' });
       expect(await value('blog')).toMatchObject({ value: 'blog' });
     } finally {

@@ -110,8 +110,27 @@ describe('scheduled plans run by the agent', () => {
     await agent.stop();
   });
 
+  it('GIVEN a due schedule of an instance busy with a change plan WHEN the loop asks when to wake THEN not in the past; the schedule runs after the plan', async () => {
+    clock = at('2026-03-06T04:00:00Z');
+    const agent = await newAgent();
+    await agent.pass();
+    await user.pull();
+    user.write('instances/data/db.yaml', `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nparams: { VALUE: changed }\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: UTC, args: { LABEL: nightly } }\n`);
+    user.commit('db value changed');
+    await user.push();
+    clock = at('2026-03-07T03:00:05Z');
+    const started = await agent.pass({ wait: false });
+    expect(started.commit).toBeDefined();
+    const wake = agent.nextScheduleAt();
+    expect(wake === undefined || wake > clock.getTime()).toBe(true);
+    await agent.drain();
+    const after = await agent.pass();
+    expect(after.reports.map((r) => r.reason)).toEqual(['schedule backup (0 3 * * *) due 2026-03-07T03:00:00.000Z']);
+    await agent.stop();
+  });
+
   it('GIVEN a scheduled run that breaks off (checkpoint store unreachable) WHEN polled THEN the slot is retried 30 s later, not in a busy loop', async () => {
-    clock = at('2026-03-07T03:00:10Z');
+    clock = at('2026-03-08T03:00:10Z');
     let failing = true;
     const store = new ConfigMapCheckpointStore(client);
     const flaky = Object.assign(Object.create(store) as ConfigMapCheckpointStore, {
@@ -124,10 +143,10 @@ describe('scheduled plans run by the agent', () => {
     expect(agent.nextScheduleAt()).toBe(clock.getTime() + 30_000);
     expect((await agent.pass()).reports).toEqual([]);
     failing = false;
-    clock = at('2026-03-07T03:00:41Z');
+    clock = at('2026-03-08T03:00:41Z');
     const retried = await agent.pass();
-    expect(retried.reports.map((r) => [r.outcome.kind, r.reason])).toEqual([['complete', 'schedule backup (0 3 * * *) due 2026-03-07T03:00:00.000Z']]);
-    expect(agent.nextScheduleAt()).toBe(Date.parse('2026-03-08T03:00:00.000Z'));
+    expect(retried.reports.map((r) => [r.outcome.kind, r.reason])).toEqual([['complete', 'schedule backup (0 3 * * *) due 2026-03-08T03:00:00.000Z']]);
+    expect(agent.nextScheduleAt()).toBe(Date.parse('2026-03-09T03:00:00.000Z'));
     await agent.stop();
   });
 });
