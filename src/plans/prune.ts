@@ -39,7 +39,8 @@ export async function prune(ctx: PruneContext, plan: string, rendered: readonly 
 
 /** Removal of the instance: everything in the inventory; CRDs and Namespaces last (they take their contents with them). */
 export async function removeAll(ctx: PruneContext): Promise<PruneReport> {
-  const all = ctx.session.checkpoint.inventory;
+  // One entry per object (an older checkpoint may hold the same object under two apiVersions).
+  const all = Inventory.of(ctx.session.checkpoint.inventory).entries;
   const last = (e: InventoryEntry): boolean => e.kind === 'CustomResourceDefinition' || e.kind === 'Namespace';
   const first = await deleteEntries(ctx, all.filter((e) => !last(e)));
   const second = await deleteEntries(ctx, all.filter(last));

@@ -106,6 +106,21 @@ describe('removing an instance', () => {
     expect(['a', 'b', 'goodbye'].map((n) => has(kube, n))).toEqual([false, false, false]);
     expect(await store.load(INSTANCE)).toBeUndefined();
   });
+
+  it('GIVEN an older checkpoint holding one object twice (two apiVersions) WHEN the instance is removed THEN it is deleted once', async () => {
+    const { kube, store, run } = setup();
+    const deployHpa = plan('deploy', [{ name: 'p', steps: [step('s', [apply(obj('autoscaling/v2', 'HorizontalPodAutoscaler', 'h'))])] }]);
+    await run({ deploy: deployHpa });
+    const stored = (await store.load(INSTANCE))!;
+    const entry = stored.checkpoint.inventory[0]!;
+    await store.save({ ...stored.checkpoint, inventory: [...stored.checkpoint.inventory, { ...entry, apiVersion: 'autoscaling/v2beta2' }] }, stored.version);
+    const deletes: string[] = [];
+    const del = kube.delete.bind(kube);
+    kube.delete = async (ref, options) => { deletes.push(`${ref.apiVersion} ${ref.name}`); return del(ref, options); };
+    const result = await run({ deploy: deployHpa }, { desired: desired({ plans: ['deploy'], removed: true }) });
+    expect(result.kind === 'removed' && result.report.deleted).toEqual(['HorizontalPodAutoscaler shop/h']);
+    expect(deletes).toEqual(['autoscaling/v2 h']);
+  });
 });
 
 describe('the checkpoint', () => {
