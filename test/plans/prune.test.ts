@@ -4,6 +4,7 @@ import { ConfigMapCheckpointStore, checkpointRef } from '../../src/plans/checkpo
 import type { EngineEvent } from '../../src/plans/events.js';
 import { reconcile, type ReconcileOptions } from '../../src/plans/reconcile.js';
 import type { RenderedPlan } from '../../src/render/types.js';
+import type { ObjectRef } from '../../src/kube/object.js';
 import { apiError, FakeKube } from './fake-client.js';
 import { apply, autoReady, cm, desired, INSTANCE, NS, obj, plan, step, testHooks } from './fixtures.js';
 
@@ -116,7 +117,7 @@ describe('removing an instance', () => {
     await store.save({ ...stored.checkpoint, inventory: [...stored.checkpoint.inventory, { ...entry, apiVersion: 'autoscaling/v2beta2' }] }, stored.version);
     const deletes: string[] = [];
     const del = kube.delete.bind(kube);
-    kube.delete = async (ref, options) => { deletes.push(`${ref.apiVersion} ${ref.name}`); return del(ref, options); };
+    kube.delete = async (ref: ObjectRef) => { deletes.push(`${ref.apiVersion} ${ref.name}`); return del(ref); };
     const result = await run({ deploy: deployHpa }, { desired: desired({ plans: ['deploy'], removed: true }) });
     expect(result.kind === 'removed' && result.report.deleted).toEqual(['HorizontalPodAutoscaler shop/h']);
     expect(deletes).toEqual(['autoscaling/v2 h']);
