@@ -10,7 +10,7 @@
  * isomorphic-git: an idle poll then costs one `git fetch`, not a fetch plus 50 ms.
  */
 import * as fs from 'node:fs';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
@@ -27,6 +27,9 @@ export interface MirrorOptions {
   timeoutMs?: number;
   cwd?: string;
 }
+
+/** A ref lock older than this is a left-over of a killed process (see removeStaleLocks). */
+const STALE_LOCK_MS = 10 * 60 * 1000;
 
 /** Remote-tracking ref that holds the fetched tip of `branch`. */
 export const trackingRef = (branch: string): string => `refs/remotes/origin/${branch}`;
@@ -86,7 +89,10 @@ export class GitMirror {
   /** Creates the bare repository when missing. Idempotent. */
   init(): Promise<void> {
     return this.exclusive(async () => {
-      if (existsSync(`${this.dir}/HEAD`)) return;
+      if (existsSync(`${this.dir}/HEAD`)) {
+        this.removeStaleLocks();
+        return;
+      }
       await this.raw('init', ['init', '--bare', '--quiet', '.']);
       // isomorphic-git writes loose objects; git's auto-gc would repack under a concurrent reader.
       await this.raw('config', ['config', 'gc.auto', '0']);
@@ -160,6 +166,42 @@ export class GitMirror {
       await isogit.deleteRef({ fs, gitdir: this.gitdir, ref });
     } else {
       await writeLooseRef(this.gitdir, ref, sha);
+    }
+  }
+
+  /**
+   * A process killed while writing a ref leaves `<ref>.lock`, and git then refuses to update that ref
+   * ("cannot lock ref") for good. Locks older than any git operation can take (simple-git kills a
+   * silent git after 120 s) are left-overs: remove them. Younger ones may belong to another process
+   * using the same directory (a CLI command next to the agent) and stay.
+   */
+  private removeStaleLocks(): void {
+    if (this.gitdir === undefined) return;
+    const cutoff = Date.now() - STALE_LOCK_MS;
+    const visit = (dir: string): void => {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        const path = join(dir, name);
+        try {
+          const st = statSync(path);
+          if (st.isDirectory()) visit(path);
+          else if (name.endsWith('.lock') && st.mtimeMs < cutoff) unlinkSync(path);
+        } catch {
+          // gone meanwhile, or not ours to remove: leave it
+        }
+      }
+    };
+    visit(join(this.gitdir, 'refs'));
+    const packed = join(this.gitdir, 'packed-refs.lock');
+    try {
+      if (statSync(packed).mtimeMs < cutoff) unlinkSync(packed);
+    } catch {
+      // no stale packed-refs lock
     }
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { GitMirror, ObjectStore, writeCommit, writeTreeWith, GitObjectError, GitPushRejectedError, GitTransportError, GitRemoteRefusedError } from '../../src/git/index.js';
 import { gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer, type WorkClone } from '../helpers/git-server.js';
 
@@ -109,6 +109,23 @@ describe('the agent bare clone against a real Git HTTP server with authenticatio
     await mirror.init();
     await expect(mirror.setRef(ref, first)).rejects.toBeInstanceOf(GitObjectError);
     expect(existsSync(join(mirror.dir, ref))).toBe(false);
+  });
+
+  it('GIVEN a ref lock left by a killed process WHEN the mirror starts again THEN an old lock is removed and the ref can move; a fresh lock is left alone', async () => {
+    const mirror = mirrorFor('agent-locks');
+    await mirror.init();
+    await mirror.fetch('main');
+    const stale = join(mirror.dir, 'refs', 'remotes', 'origin', 'main.lock');
+    const fresh = join(mirror.dir, 'refs', 'baton', 'other.lock');
+    mkdirSync(dirname(fresh), { recursive: true });
+    writeFileSync(stale, '');
+    writeFileSync(fresh, '');
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    utimesSync(stale, old, old);
+    await mirrorFor('agent-locks').init();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    expect(await mirror.fetch('main')).toBe(first);
   });
 
   it('GIVEN a commit written without a working tree WHEN pushed THEN others see it; a stale parent is rejected, never forced', async () => {
