@@ -73,6 +73,9 @@ export class KubeEventRecorder {
   }
 
   record(event: EngineEvent, sensitive: readonly string[] = []): void {
+    // A new run may follow a removal and re-creation of the instance: its checkpoint ConfigMap (and the
+    // objects) may have new uids, so look them up again.
+    if (event.type === 'plan-started') this.uids.delete(refKey(checkpointRef(event.instance)));
     for (const e of eventsFor(event)) this.enqueue({ ...e, message: maskText(e.message, sensitive) });
   }
 

@@ -94,6 +94,19 @@ describe('the recorder against the simulated API server', () => {
     expect(described2.stdout).toContain('plan deploy started');
   });
 
+  it('GIVEN the instance ConfigMap re-created (a new uid) WHEN a new plan starts THEN its events carry the new uid', async () => {
+    const recorder = new KubeEventRecorder(client);
+    recorder.record({ ...inRun, type: 'plan-started', run, resumed: false, warnings: [] });
+    await recorder.flush();
+    await client.delete(checkpoint);
+    await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'baton-checkpoint-cache', namespace: 'shop' } }, { fieldManager: 'test' });
+    const newUid = (await client.get(checkpoint))?.metadata.uid;
+    recorder.record({ ...inRun, runId: 'r2', type: 'plan-started', run: { ...run, reason: 'again' } as PlanRun, resumed: false, warnings: [] });
+    await recorder.flush();
+    const started = (await events()).filter((e) => e['reason'] === 'PlanStarted' && String(e['message']).includes('(again)'));
+    expect(started.map((e) => (e['involvedObject'] as { uid?: string }).uid)).toEqual([newUid]);
+  });
+
   it('GIVEN sensitive values WHEN a message quotes one THEN the Event carries it masked', async () => {
     const recorder = new KubeEventRecorder(client);
     recorder.listener(() => ['hunter2-secret'])({ ...inRun, type: 'plan-failed', run, error: { code: 'KUBE_INVALID', message: 'data.password: Invalid value: "hunter2-secret"' } });
