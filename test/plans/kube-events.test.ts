@@ -101,7 +101,7 @@ describe('the recorder against the simulated API server', () => {
     await client.delete(checkpoint);
     await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'baton-checkpoint-cache', namespace: 'shop' } }, { fieldManager: 'test' });
     const newUid = (await client.get(checkpoint))?.metadata.uid;
-    recorder.record({ ...inRun, runId: 'r2', type: 'plan-started', run: { ...run, reason: 'again' } as PlanRun, resumed: false, warnings: [] });
+    recorder.record({ ...inRun, runId: 'r2', type: 'plan-started', run: { ...run, reason: 'again' }, resumed: false, warnings: [] });
     await recorder.flush();
     const started = (await events()).filter((e) => e['reason'] === 'PlanStarted' && String(e['message']).includes('(again)'));
     expect(started.map((e) => (e['involvedObject'] as { uid?: string }).uid)).toEqual([newUid]);
