@@ -172,8 +172,10 @@ export class KubeEventRecorder {
 
   /** A core/v1 Event (what `kubectl describe` and `kubectl get events` read on every version). */
   private eventObject(p: Pending): KubeObject {
-    const now = (this.options.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-    const micro = (this.options.now?.() ?? new Date()).toISOString().replace(/Z$/, '000Z');
+    // One instant, in the two formats Events use: Time (seconds) and MicroTime.
+    const iso = (this.options.now?.() ?? new Date()).toISOString();
+    const now = iso.replace(/\.\d+Z$/, 'Z');
+    const micro = iso.replace(/Z$/, '000Z');
     const namespace = p.regarding.namespace ?? CLUSTER_SCOPED_EVENT_NAMESPACE;
     // Unique like client-go's `<name>.<hex time>`, plus a counter and random bits for same-millisecond events.
     const suffix = `${Date.now().toString(16)}${(this.seq++ % 4096).toString(16).padStart(3, '0')}${randomBytes(2).toString('hex')}`;

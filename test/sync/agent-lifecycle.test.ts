@@ -8,14 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent, type PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { agentWorld, instance, webFramework, type AgentWorld } from './fixtures.js';
+import { testAgent, mirrorOf, agentWorld, instance, webFramework, type AgentWorld } from './fixtures.js';
 
 const UPDATE_AND_UPGRADE = [
   '  update:',
@@ -45,8 +42,7 @@ describe('the agent over a framework lifecycle', () => {
     world.user.write('instances/shop/b.yaml', instance({ VALUE: 'b' }));
     world.user.commit('two instances on web 1.0.0');
     await world.user.push();
-    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10 });
+    agent = testAgent(mirrorOf(world), client, renderer);
     await agent.start();
   });
   afterAll(async () => {

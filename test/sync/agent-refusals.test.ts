@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent, type PassReport } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
-import { agentWorld, API, instance, webFramework, type AgentWorld } from './fixtures.js';
+import { testAgent, mirrorOf, agentWorld, API, instance, webFramework, type AgentWorld } from './fixtures.js';
 
 /** Framework `web` at `version` with its main template replaced. */
 function webWithMain(version: string, template: string): Record<string, string> {
@@ -39,11 +35,7 @@ describe('the agent refuses bad content and keeps every request', () => {
     user.write('instances/shop/mars.yaml', `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: Mars/Olympus }\n`);
     user.commit('four instances, three of them bad');
     await user.push();
-    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    agent = new Agent({
-      mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20,
-      log: (_level, message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
-    });
+    agent = testAgent(mirrorOf(world), client, renderer, { coalesceMs: 20, log: (_level, message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`) });
     await agent.start();
   });
   afterAll(async () => {

@@ -3,15 +3,10 @@
  * started only to be superseded), and status files stay bounded in size.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
-import { Agent } from '../../src/sync/agent.js';
 import { buildStatus, STATUS_MAX_MESSAGE, STATUS_MAX_PROBLEMS } from '../../src/sync/status-file.js';
-import { agentWorld, instance, type AgentWorld } from './fixtures.js';
+import { testAgent, mirrorOf, agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 describe('stopping the agent', () => {
   let world: AgentWorld;
@@ -33,8 +28,7 @@ describe('stopping the agent', () => {
   });
 
   it('GIVEN instances queued behind a busy worker WHEN the agent stops THEN they are dropped: no plan started, no status written', async () => {
-    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, concurrency: 1, coalesceMs: 10 });
+    const agent = testAgent(mirrorOf(world), client, renderer, { concurrency: 1 });
     await agent.start();
     await agent.pass({ wait: false });
     expect(agent.queueDepth).toBeGreaterThan(0);
@@ -47,8 +41,7 @@ describe('stopping the agent', () => {
   });
 
   it('GIVEN a stopped agent WHEN a pass still comes (a late poll or SIGTERM during --once) THEN nothing new starts', async () => {
-    const mirror = new GitMirror({ dir: join(world.sandbox.dir, 'agent-2'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10 });
+    const agent = testAgent(mirrorOf(world, 'agent-2'), client, renderer);
     await agent.start();
     await agent.stop();
     const report = await agent.pass();

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent, type PassReport } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
 import type { TestCluster } from '../helpers/cluster.js';
-import { agentWorld, instance, type AgentWorld } from './fixtures.js';
+import { testAgent, mirrorOf, agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 describe('the agent against a Git repository and the simulated cluster', () => {
   let sandbox: GitSandbox;
@@ -33,8 +29,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     user.write('instances/shop/blog.yaml', instance());
     user.commit('two web instances');
     await user.push();
-    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
-    agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20, onEngineEvent: (e) => engineEvents.push(`${e.instance.name}:${e.type}`) });
+    agent = testAgent(mirrorOf({ sandbox, origin }), client, renderer, { coalesceMs: 20, onEngineEvent: (e) => engineEvents.push(`${e.instance.name}:${e.type}`) });
     await agent.start();
   });
   afterAll(async () => {

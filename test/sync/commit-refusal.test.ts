@@ -8,12 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent, type CommitRefusal, type PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { agentWorld, instance, type AgentWorld } from './fixtures.js';
+import { testAgent, agentWorld, instance, type AgentWorld } from './fixtures.js';
 
 /** A mirror that, while `pinned` is set, hands the agent that commit instead of the fetched tip. */
 class PinnedMirror extends GitMirror {
@@ -45,10 +43,7 @@ describe('the agent and a commit refused by signature verification', () => {
     world.user.commit('two instances');
     await world.user.push();
     mirror = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    agent = new Agent({
-      mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
-      author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20, commitRefusal: () => refusal,
-    });
+    agent = testAgent(mirror, client, renderer, { coalesceMs: 20, commitRefusal: () => refusal });
     await agent.start();
   });
   afterAll(async () => {
@@ -141,10 +136,8 @@ describe('the agent and a commit refused by signature verification', () => {
     await world.user.push();
     const mirror2 = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent-restarted'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
     mirror2.noneVerified = true;
-    const restarted = new Agent({
-      mirror: mirror2, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
-      author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 20,
-      commitRefusal: () => ({ commit: unsigned, reason: 'unsigned', message: `commit ${unsigned.slice(0, 12)} is not signed` }),
+    const restarted = testAgent(mirror2, client, renderer, {
+      coalesceMs: 20, commitRefusal: () => ({ commit: unsigned, reason: 'unsigned', message: `commit ${unsigned.slice(0, 12)} is not signed` }),
     });
     await restarted.start();
     try {

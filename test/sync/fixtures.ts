@@ -2,6 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { GitMirror } from '../../src/git/index.js';
+import type { KubeClient } from '../../src/kube/client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import type { Renderer } from '../../src/render/index.js';
+import { Agent, type AgentOptions } from '../../src/sync/agent.js';
 
 /** Inline GitOps repository content for agent tests: a tiny framework whose objects are ready at once. */
 export const API = 'apiVersion: baton.dev/v1alpha1';
@@ -50,6 +56,19 @@ export interface AgentWorld {
   origin: string;
   user: WorkClone;
   stop(): Promise<void>;
+}
+
+/** The agent's bare clone in `dir` under the sandbox, fetching from `origin`. */
+export function mirrorOf(where: { sandbox: GitSandbox; origin: string }, dir = 'agent'): GitMirror {
+  return new GitMirror({ dir: join(where.sandbox.dir, dir), remote: { url: where.origin, auth: { kind: 'none' } }, env: where.sandbox.env });
+}
+
+/** An agent as the tests run it: branch main, the real engine hooks, checkpoints in the cluster, short coalescing. */
+export function testAgent(mirror: GitMirror, client: KubeClient, renderer: Renderer, extra: Partial<AgentOptions> = {}): Agent {
+  return new Agent({
+    mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
+    author: { name: 'Baton', email: 'baton@example.com' }, coalesceMs: 10, ...extra,
+  });
 }
 
 export async function agentWorld(): Promise<AgentWorld> {

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { afterRun, dueRun, scheduleStatus } from '../../src/sync/schedules.js';
-import { GitMirror } from '../../src/git/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { defaultHooks } from '../../src/plans/defaults.js';
 import { Renderer } from '../../src/render/index.js';
 import { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
 import type { TestCluster } from '../helpers/cluster.js';
-import { agentWorld, API, type AgentWorld } from './fixtures.js';
+import { testAgent, mirrorOf, agentWorld, API, type AgentWorld } from './fixtures.js';
 
 const nightly = { plan: 'backup', cron: '0 3 * * *', timezone: 'Europe/Berlin' };
 const at = (iso: string): Date => new Date(iso);
@@ -65,8 +62,7 @@ describe('scheduled plans run by the agent', () => {
   });
 
   const newAgent = async (): Promise<Agent> => {
-    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
-    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10, now: () => clock });
+    const agent = testAgent(mirrorOf({ sandbox, origin }), client, renderer, { now: () => clock });
     await agent.start();
     return agent;
   };
@@ -136,8 +132,7 @@ describe('scheduled plans run by the agent', () => {
     const flaky = Object.assign(Object.create(store) as ConfigMapCheckpointStore, {
       load: (key: Parameters<ConfigMapCheckpointStore['load']>[0]) => (failing ? Promise.reject(new Error('connect ECONNREFUSED')) : store.load(key)),
     });
-    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
-    const agent = new Agent({ mirror, branch: 'main', client, checkpoints: flaky, hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10, now: () => clock });
+    const agent = testAgent(mirrorOf({ sandbox, origin }), client, renderer, { checkpoints: flaky, now: () => clock });
     await agent.start();
     expect((await agent.pass()).reports.map((r) => r.outcome.kind)).toEqual(['error']);
     expect(agent.nextScheduleAt()).toBe(clock.getTime() + 30_000);

@@ -53,36 +53,16 @@ describe('status on a separate branch', () => {
     const missing = await readGitStatus({ repo: origin, branch: 'main', env: sandbox.env }, { namespace: 'ops', name: 'web' });
     expect(missing).toMatchObject({ found: false, reason: expect.stringContaining('no status/ops/web.yaml on main') });
   });
-});
-
-describe('a plan request together with a value change, status on a separate branch', () => {
-  let sandbox: GitSandbox;
-  let cluster: TestCluster;
-  let client: HttpKubeClient;
-  let renderer: Renderer;
-
-  beforeAll(async () => {
-    sandbox = gitSandbox();
-    cluster = await startTestCluster();
-    client = await createKubeClient({ url: cluster.url });
-    renderer = new Renderer();
-  });
-  afterAll(async () => {
-    await renderer.close();
-    client.close();
-    await cluster.stop();
-    sandbox.cleanup();
-  });
 
   it('GIVEN one commit with a value change and a request WHEN polled with no new commit THEN the request runs on the next poll, then nothing', async () => {
-    const origin = join(sandbox.dir, 'origin.git');
+    const origin = join(sandbox.dir, 'origin-request.git');
     execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    const user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
+    const user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user-request'));
     for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
     user.write('instances/ops/web.yaml', instance({ VALUE: 'a' }));
     user.commit('web');
     await user.push();
-    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
+    const mirror = new GitMirror({ dir: join(sandbox.dir, 'agent-request'), remote: { url: origin, auth: { kind: 'none' } }, env: sandbox.env });
     const agent = new Agent({ mirror, branch: 'main', statusBranch: 'baton-status', client, checkpoints: new MemoryCheckpointStore(), hooks: defaultHooks(), renderer, author: { name: 'Baton', email: 'b@example.com' }, coalesceMs: 10 });
     await agent.start();
     expect((await agent.pass()).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
