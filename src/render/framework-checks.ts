@@ -4,7 +4,8 @@
  * warnings for unused tasks, templates and parameters and for raw `<%-` output of non-YAML values.
  */
 import type { Framework } from './model.js';
-import { checkParamValue, compilePattern } from './params.js';
+import { checkParamValue } from './params.js';
+import { compileRepoPattern } from './pattern.js';
 import { problem, type Problem } from './problems.js';
 import type { SourceFile, YamlPath } from './source.js';
 
@@ -95,7 +96,8 @@ function paramProblems(fw: Framework): Problem[] {
     if (p.trigger !== undefined && !fw.decl.plans[p.trigger]) {
       out.push(problem({ code: 'PARAM_TRIGGER_UNKNOWN', ...here('trigger'), message: `parameter ${p.name} triggers plan "${p.trigger}", which framework.yaml does not define` }));
     }
-    if (p.pattern !== undefined && !compilePattern(p.pattern)) out.push(problem({ code: 'PARAM_PATTERN_INVALID', ...here('pattern'), message: `parameter ${p.name}: pattern is not a valid regular expression` }));
+    const compiled = p.pattern === undefined ? undefined : compileRepoPattern(p.pattern);
+    if (compiled && !compiled.ok) out.push(problem({ code: 'PARAM_PATTERN_INVALID', ...here('pattern'), message: `parameter ${p.name}: pattern is not a valid regular expression: ${compiled.reason}` }));
     if (p.minimum !== undefined && p.maximum !== undefined && p.minimum > p.maximum) {
       out.push(problem({ code: 'PARAM_RANGE_INVALID', ...here('minimum'), message: `parameter ${p.name}: minimum ${p.minimum} is greater than maximum ${p.maximum}` }));
     }
@@ -110,9 +112,21 @@ function paramProblems(fw: Framework): Problem[] {
       const bad = checkParamValue(typeOnly, e);
       if (bad.length > 0) out.push(problem({ code: 'PARAM_ENUM_INVALID', ...at(src, file, [i, 'enum', j]), message: `enum value ${JSON.stringify(e)} is not of type ${p.type}` }));
     }
-    if (!toggles.has(p.name) && !new RegExp(`\\b${p.name}\\b`).test(allText)) {
+    if (!toggles.has(p.name) && !mentions(allText, p.name)) {
       out.push(problem({ code: 'PARAM_UNUSED', severity: 'warning', ...here('name'), message: `parameter ${p.name} is not used by any template or Toggle task` }));
     }
   });
   return out;
+}
+
+const WORD = /[A-Za-z0-9_]/;
+
+/** Whether `name` occurs in `text` as a whole word (a plain scan: no pattern is built from repository text). */
+function mentions(text: string, name: string): boolean {
+  for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+    const before = i === 0 ? '' : text[i - 1]!;
+    const after = text[i + name.length] ?? '';
+    if (!WORD.test(before) && !WORD.test(after)) return true;
+  }
+  return false;
 }

@@ -2,6 +2,7 @@
  * Parameter resolution: declarations (params.yaml) + an instance's values -> typed values for templates.
  * Values keep their real types (KUDO passed strings). Unknown names are errors, never ignored.
  */
+import { compileRepoPattern } from './pattern.js';
 import { problem, type Problem } from './problems.js';
 import type { ParamDecl } from './schemas.js';
 import type { SourceFile, YamlPath } from './source.js';
@@ -47,26 +48,10 @@ export function checkParamValue(decl: ParamDecl, value: unknown): { code: string
     if (decl.maximum !== undefined && value > decl.maximum) out.push({ code: 'PARAM_MAXIMUM', message: `parameter ${decl.name} must be at most ${decl.maximum}, got ${value}` });
   }
   if (typeof value === 'string' && decl.pattern !== undefined) {
-    const re = compilePattern(decl.pattern);
-    if (re && !re.test(value)) out.push({ code: 'PARAM_PATTERN', message: `parameter ${decl.name} must match /${decl.pattern}/` });
+    const re = compileRepoPattern(decl.pattern);
+    if (re.ok && !re.test(value)) out.push({ code: 'PARAM_PATTERN', message: `parameter ${decl.name} must match /${decl.pattern}/` });
   }
   return out;
-}
-
-const patterns = new Map<string, RegExp | undefined>();
-
-/** Compiles (once per pattern text) a declaration's `pattern`; undefined when it is not a valid RegExp. */
-export function compilePattern(pattern: string): RegExp | undefined {
-  if (patterns.has(pattern)) return patterns.get(pattern);
-  let re: RegExp | undefined;
-  try {
-    re = new RegExp(pattern, 'u');
-  } catch {
-    re = undefined;
-  }
-  if (patterns.size > 1000) patterns.clear();
-  patterns.set(pattern, re);
-  return re;
 }
 
 function shortJson(v: unknown): string {

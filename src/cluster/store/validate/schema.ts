@@ -5,6 +5,7 @@
  * int-or-string, minimum/maximum, min/max length and items, pattern.
  */
 import { isRecord } from '../../../kube/object.js';
+import { RE2JS } from 're2js';
 import { cause, type Cause } from '../errors.js';
 
 type Schema = Record<string, unknown>;
@@ -43,12 +44,8 @@ function bounds(s: Schema, v: unknown, path: string, out: Cause[]): void {
     if (typeof s.minLength === 'number' && v.length < s.minLength) out.push(cause.invalid(at, v, `${at} in body should be at least ${s.minLength} chars long`));
     if (typeof s.maxLength === 'number' && v.length > s.maxLength) out.push({ type: 'FieldValueTooLong', message: `Too long: may not be more than ${s.maxLength} bytes`, field: at });
     if (typeof s.pattern === 'string') {
-      let re: RegExp | undefined;
-      try {
-        re = new RegExp(s.pattern, 'u');
-      } catch {
-        re = undefined;
-      }
+      // RE2 (linear time), as the real API server evaluates CRD patterns with Go's regexp.
+      const re = re2(s.pattern);
       if (re && !re.test(v)) out.push(cause.invalid(at, v, `${at} in body should match '${s.pattern}'`));
     }
   }
@@ -117,4 +114,20 @@ export function checkAgainstSchema(schema: Schema, obj: Record<string, unknown>)
   }
   res.value = root;
   return res;
+}
+
+const patterns = new Map<string, RE2JS | undefined>();
+
+/** A schema `pattern` compiled with RE2 (linear-time matching, Go's regexp syntax as the real API server uses); undefined when RE2 refuses it. */
+function re2(pattern: string): RE2JS | undefined {
+  if (patterns.has(pattern)) return patterns.get(pattern);
+  let re: RE2JS | undefined;
+  try {
+    re = RE2JS.compile(pattern);
+  } catch {
+    re = undefined;
+  }
+  if (patterns.size >= 1000) patterns.clear();
+  patterns.set(pattern, re);
+  return re;
 }
