@@ -59,6 +59,7 @@ export function compileTemplate(t: TemplateFile): CompileResult {
 
 function compileUncached(t: TemplateFile, key: string): CompileResult {
   let body: string;
+  let src: string;
   try {
     const tpl = new ejs.Template(t.text, {
       strict: true,
@@ -73,11 +74,15 @@ function compileUncached(t: TemplateFile, key: string): CompileResult {
     const source = tpl.source.replace('if (s !== undefined && s !== null) __output += s', 'if (s != null) __output += s');
     body = `"use strict";\nvar __line = 1;\ntry {\n${source}} catch (e) {\n  rethrow(e, __line);\n}\n`;
     vm.compileFunction(body, PARAMS, { filename: t.file });
+    // const, and __scope shadowed inside: the factory's closure is shared by every render of this template
+    // (of every instance), so nothing in it may be assignable from template code.
+    const bind = BOUND.map((n) => `${n} = __scope.${n}`).join(', ');
+    src = `(function (__scope) {\n"use strict";\nconst ${bind};\nreturn function (${PARAMS.join(', ')}) {\n"use strict";\nconst __scope = void 0;\n${body}\n};\n})`;
+    // Parsed only (never run here): a template that redeclares __scope fails now, not inside the sandbox.
+    new vm.Script(src, { filename: t.file });
   } catch (err) {
     return { ok: false, problem: syntaxProblem(t, err) };
   }
-  const bind = BOUND.map((n) => `${n} = __scope.${n}`).join(', ');
-  const src = `(function (__scope) {\n"use strict";\nvar ${bind};\nreturn function (${PARAMS.join(', ')}) {\n${body}\n};\n})`;
   return { ok: true, compiled: { key, name: t.name, file: t.file, src } };
 }
 

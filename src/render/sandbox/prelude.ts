@@ -20,6 +20,16 @@ export const PRELUDE = String.raw`
   var JSONparse = JSON.parse, JSONstringify = JSON.stringify;
   var ObjectKeys = Object.keys, ObjectCreate = Object.create, hasOwn = Object.prototype.hasOwnProperty, isArray = Array.isArray;
   ['Date', 'Intl', 'WeakRef', 'FinalizationRegistry', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'console'].forEach(function (n) { delete G[n]; });
+  // ArrayBuffer memory lives outside the V8 heap, where the worker's heap limit does not reach (a
+  // 3 GiB Uint8Array was allocated whole): no constructor of one is left, so nothing can allocate it.
+  ['ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
+    'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'].forEach(function (n) { delete G[n]; });
+  // RegExp's legacy static properties (RegExp.input, $1-$9, lastMatch, leftContext...) hold the last
+  // match of ANY regex run in this context, including one run by a helper on another instance's value.
+  Object.getOwnPropertyNames(RegExp).forEach(function (n) {
+    var d = Object.getOwnPropertyDescriptor(RegExp, n);
+    if (d && (d.get || d.set) && !delete RegExp[n]) throw new Error('cannot remove RegExp.' + n);
+  });
   Math.random = function () { throw new Error('Math.random is not available in templates: rendering must be deterministic'); };
 
   var defs = new Map();
@@ -219,6 +229,7 @@ export const PRELUDE = String.raw`
     return v;
   }
 
+  var GLOBAL_WRITE = /of object '\[object global\]'|Assignment to constant variable/;
   var READ_ONLY = /read[ -]only|not extensible|Cannot (assign|add property|delete|define property)|object is not extensible|frozen/;
   function makeRethrow(file) {
     return Object.freeze(function rethrow(err, line) {
@@ -229,7 +240,8 @@ export const PRELUDE = String.raw`
       var kind = err instanceof ReferenceError ? 'undefined' : 'runtime';
       var msg = err !== null && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
       if (err instanceof RangeError && /call stack/.test(msg)) msg = 'too much recursion (endless include?)';
-      if (err instanceof TypeError && READ_ONLY.test(msg)) msg += ' (template inputs are read-only: copy before changing, e.g. params.LIST.slice().sort())';
+      if (err instanceof TypeError && GLOBAL_WRITE.test(msg)) msg += ' (the sandbox\'s globals and built-ins are read-only: use a local variable)';
+      else if (err instanceof TypeError && READ_ONLY.test(msg)) msg += ' (template inputs are read-only: copy before changing, e.g. params.LIST.slice().sort())';
       throw new BatonTemplateError(kind, file, line, msg);
     });
   }
@@ -321,6 +333,12 @@ export const PRELUDE = String.raw`
   ObjectKeys(helpers).forEach(function (n) { templateScope[n] = helpers[n]; });
   ObjectKeys(builtins).forEach(function (n) { templateScope[n] = builtins[n]; });
   Object.freeze(templateScope);
+  // Every global the context starts with is read-only: a template that replaced JSON or escape would
+  // hand its value to every later render (deleting what templates add is not enough for these).
+  Reflect.ownKeys(G).forEach(function (k) {
+    var d = Object.getOwnPropertyDescriptor(G, k);
+    if (d && d.configurable && 'value' in d) defineProperty(G, k, { value: d.value, writable: false, enumerable: d.enumerable, configurable: false });
+  });
   var baseline = new Set(Reflect.ownKeys(G));
   var ownKeys = Reflect.ownKeys;
   // The global's prototype chain is frozen with everything else; a template that swaps the prototype
