@@ -76,7 +76,7 @@ export async function runProbe(renderer: Renderer, probe: ChannelProbe): Promise
     read(),
   ]);
   const laterBatch = await read();
-  return [sameBatch![0]!, laterBatch[0]!];
+  return [sameBatch[0]!, laterBatch[0]!];
 }
 
 /** Whether an output carries the secret (or a part of it a probe prints). */

@@ -55,7 +55,14 @@ export const PRELUDE = String.raw`
   var UNDEFINED_PRINTED = 'the expression printed undefined (a misspelt property?); print null explicitly or use fallback()';
   function printScalar(v) {
     if (v === void 0) throw new BatonTemplateError('undefined', null, null, UNDEFINED_PRINTED);
-    return yamlScalar(v);
+    if (typeof v === 'string') sized(v, 'the printed value');
+    return sized(yamlScalar(v), 'the printed value');
+  }
+  // A value larger than a template's whole output limit can only fail: fail at once, saying so, instead
+  // of spending the time limit escaping, hashing or encoding it (and being reported as an endless loop).
+  function sized(s, what) {
+    if (s.length > MAX_OUTPUT) throw new BatonTemplateError('output', null, null, what + ' is ' + (s.length / 1048576).toFixed(1) + ' MiB (' + s.length + ' characters): a template may output at most 4 MiB');
+    return s;
   }
   // Functions and prototypes that every render shares are frozen: no render may leave data on them.
   Object.freeze(printScalar);
@@ -66,8 +73,9 @@ export const PRELUDE = String.raw`
   var RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
   function yamlKey(k) { return PLAIN.test(k) && !RESERVED.test(k) ? k : JSONstringify(k); }
   function yamlInline(v) {
-    if (typeof v === 'string') return PLAIN.test(v) && !RESERVED.test(v) ? v : JSONstringify(v);
-    return yamlScalar(v);
+    if (typeof v !== 'string') return yamlScalar(v);
+    sized(v, 'a value given to toYaml');
+    return PLAIN.test(v) && !RESERVED.test(v) ? v : JSONstringify(v);
   }
   function isCollection(v) { return v !== null && typeof v === 'object' && (isArray(v) ? v.length > 0 : ObjectKeys(v).length > 0); }
   function toYamlLines(v, pad, out, depth) {
@@ -96,14 +104,15 @@ export const PRELUDE = String.raw`
     }
   }
   function toYaml(v) {
+    if (typeof v === 'string') sized(v, 'the value given to toYaml');
     if (!isCollection(v)) return isArray(v) ? '[]' : (v !== null && typeof v === 'object' ? '{}' : yamlInline(v));
     var out = [];
     toYamlLines(v, '', out, 0);
-    return out.join('\n');
+    return sized(out.join('\n'), 'the output of toYaml');
   }
   function indent(n, s) {
     // A plain loop: the regex and split/map/join versions were the hottest helper in profiles.
-    var p = ' '.repeat(n), str = String(s), out = '', start = 0;
+    var p = ' '.repeat(n), str = sized(String(s), 'the text given to indent'), out = '', start = 0;
     for (;;) {
       var nl = str.indexOf('\n', start);
       var end = nl < 0 ? str.length : nl;
@@ -114,8 +123,8 @@ export const PRELUDE = String.raw`
     }
   }
   function nindent(n, s) { return '\n' + indent(n, s); }
-  function quote(v) { return JSONstringify(v === undefined || v === null ? '' : String(v)); }
-  function toJson(v) { var s = JSONstringify(v); return s === undefined ? 'null' : s; }
+  function quote(v) { return JSONstringify(v === undefined || v === null ? '' : sized(String(v), 'the value given to quote')); }
+  function toJson(v) { var s = JSONstringify(v); return s === undefined ? 'null' : sized(s, 'the output of toJson'); }
   function trunc(n, s) { return String(s).slice(0, n); }
   function required(v, message) {
     if (v === undefined || v === null || v === '') throw new Error(message || 'a required value is missing');
@@ -153,7 +162,7 @@ export const PRELUDE = String.raw`
   }
   var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   function b64enc(s) {
-    var b = utf8(String(s)), out = '';
+    var b = utf8(sized(String(s), 'the value given to b64enc')), out = '';
     for (var i = 0; i < b.length; i += 3) {
       var n = (b[i] << 16) | ((b[i + 1] || 0) << 8) | (b[i + 2] || 0);
       out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < b.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < b.length ? B64[n & 63] : '=');
@@ -161,7 +170,7 @@ export const PRELUDE = String.raw`
     return out;
   }
   function b64dec(s) {
-    var clean = String(s).replace(/[^A-Za-z0-9+\/]/g, ''), bytes = [], bits = 0, acc = 0;
+    var clean = sized(String(s), 'the value given to b64dec').replace(/[^A-Za-z0-9+\/]/g, ''), bytes = [], bits = 0, acc = 0;
     for (var i = 0; i < clean.length; i++) {
       acc = (acc << 6) | B64.indexOf(clean[i]); bits += 6;
       if (bits >= 8) { bits -= 8; bytes.push((acc >> bits) & 255); }
@@ -170,7 +179,7 @@ export const PRELUDE = String.raw`
   }
   var K = [0x428a2f98,0x71374491,0xb5c0fbcf,0xe9b5dba5,0x3956c25b,0x59f111f1,0x923f82a4,0xab1c5ed5,0xd807aa98,0x12835b01,0x243185be,0x550c7dc3,0x72be5d74,0x80deb1fe,0x9bdc06a7,0xc19bf174,0xe49b69c1,0xefbe4786,0x0fc19dc6,0x240ca1cc,0x2de92c6f,0x4a7484aa,0x5cb0a9dc,0x76f988da,0x983e5152,0xa831c66d,0xb00327c8,0xbf597fc7,0xc6e00bf3,0xd5a79147,0x06ca6351,0x14292967,0x27b70a85,0x2e1b2138,0x4d2c6dfc,0x53380d13,0x650a7354,0x766a0abb,0x81c2c92e,0x92722c85,0xa2bfe8a1,0xa81a664b,0xc24b8b70,0xc76c51a3,0xd192e819,0xd6990624,0xf40e3585,0x106aa070,0x19a4c116,0x1e376c08,0x2748774c,0x34b0bcb5,0x391c0cb3,0x4ed8aa4a,0x5b9cca4f,0x682e6ff3,0x748f82ee,0x78a5636f,0x84c87814,0x8cc70208,0x90befffa,0xa4506ceb,0xbef9a3f7,0xc67178f2];
   function sha256(s) {
-    var b = utf8(String(s)), l = b.length * 8;
+    var b = utf8(sized(String(s), 'the value given to sha256')), l = b.length * 8;
     b.push(0x80);
     while (b.length % 64 !== 56) b.push(0);
     for (var i = 7; i >= 0; i--) b.push(i >= 4 ? 0 : (l >>> (i * 8)) & 255);

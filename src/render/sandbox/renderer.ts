@@ -1,12 +1,16 @@
 /**
- * The host side of the template sandbox: one worker thread at a time, created lazily, fed batches of
+ * The host side of the template sandbox: one sandbox process at a time, created lazily, fed batches of
  * render jobs coalesced from everything queued in the same turn of the event loop (so rendering 1,000
  * instances costs a handful of messages, not 1,000 round trips). A batch that times out or kills the
- * worker (memory) is retried job by job, then render by render, so the failure lands on the template
+ * sandbox (memory) is retried job by job, then render by render, so the failure lands on the template
  * that caused it while the others still render. The host never runs template code.
+ *
+ * A child process, not a worker thread: a worker's `resourceLimits` are best effort, and one large
+ * allocation (`new Array(2 ** 28).fill(0)`) aborted the WHOLE process with "heap out of memory"
+ * (nodejs/node#47224). A child's heap limit (`--max-old-space-size`) takes down only the child.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { CompiledTemplate } from './compile.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
@@ -50,11 +54,11 @@ export type RenderOutput =
 export interface RendererOptions {
   /** Wall-clock limit for one batch and for one template render (ms). Default 2000. */
   timeoutMs?: number;
-  /** Heap limit of the sandbox worker (MiB). Default 256. */
+  /** Heap limit of the sandbox process (MiB). Default 256. */
   memoryMb?: number;
   /** Most jobs per worker message. Default 64. */
   maxBatch?: number;
-  /** Node flags for the worker (default none), e.g. `--cpu-prof` when profiling the sandbox. */
+  /** Extra Node flags for the sandbox process (default none), e.g. `--cpu-prof` when profiling the sandbox. */
   execArgv?: string[];
 }
 
@@ -71,11 +75,15 @@ interface Inflight {
 }
 
 interface Live {
-  worker: Worker;
+  child: ChildProcess;
   known: Set<string>;
   /** Up to two batches in flight, so host work on one overlaps sandbox work on the next. */
   inflight: Map<number, Inflight>;
-  oom: boolean;
+  /** The end of the sandbox's stderr: V8 prints "heap out of memory" there before aborting. */
+  stderr: string;
+  /** Set when the host killed the sandbox because a batch outlived the watchdog. */
+  stalled: boolean;
+  watchdog: NodeJS.Timeout | undefined;
 }
 
 /** In flight at once: 2 normally; 1 while retrying, so a failure is attributed to exactly one batch. */
@@ -112,7 +120,7 @@ export class Renderer {
     });
   }
 
-  /** Stops the worker. Pending and later jobs fail with an `internal` output. */
+  /** Stops the sandbox process. Pending and later jobs fail with an `internal` output. */
   async close(): Promise<void> {
     this.closed = true;
     const live = this.live;
@@ -124,7 +132,12 @@ export class Renderer {
     this.retry = [];
     if (live) {
       live.inflight.clear();
-      await live.worker.terminate();
+      clearTimeout(live.watchdog);
+      if (live.child.exitCode === null && live.child.signalCode === null) {
+        const exited = new Promise((resolve) => live.child.once('exit', resolve));
+        live.child.kill('SIGKILL');
+        await exited;
+      }
     }
   }
 
@@ -152,34 +165,70 @@ export class Renderer {
   }
 
   private spawn(): Live {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
+    const child = spawn(process.execPath, [`--max-old-space-size=${this.memoryMb}`, '--max-semi-space-size=16', ...this.execArgv, '-e', WORKER_SOURCE], {
+      // No environment at all: nothing of the agent's (tokens, kubeconfig paths) is there to read.
       env: {},
-      execArgv: this.execArgv,
-      workerData: { prelude: PRELUDE, jsYamlPath: JS_YAML_PATH },
-      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-      stdout: true,
-      stderr: true,
+      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
     });
-    const live: Live = { worker, known: new Set(), inflight: new Map(), oom: false };
-    worker.on('message', (reply: WorkerReply) => this.onReply(live, reply));
-    worker.on('error', (err: Error & { code?: string }) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') live.oom = true;
-    });
-    worker.on('exit', () => {
+    const live: Live = { child, known: new Set(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
+    // The setup data goes through stdin, read synchronously by the sandbox before anything else.
+    child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH }));
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => { live.stderr = (live.stderr + chunk).slice(-4096); });
+    child.on('message', (reply: WorkerReply) => this.onReply(live, reply));
+    child.on('error', () => undefined);
+    child.on('exit', () => {
+      clearTimeout(live.watchdog);
       if (this.live === live) this.live = undefined;
       const lost = [...live.inflight.values()];
       live.inflight.clear();
+      // V8 aborts on a heap limit ("heap out of memory", "Allocation failed") and on one object beyond its
+      // size limits ("Fatal JavaScript invalid size error", e.g. a 300-million-element array).
+      const oom = /out of memory|Allocation failed|invalid (array length|size error|table size)/i.test(live.stderr);
       if (lost.length === 1) {
-        this.onFailure(lost[0]!.batch, live.oom ? 'memory' : 'internal', live.oom ? 'template exceeded the sandbox memory limit' : 'the sandbox worker stopped');
+        const [kind, message]: [FailureKind, string] = oom
+          ? ['memory', `template exceeded the sandbox memory limit (${this.memoryMb} MiB heap, or an object beyond V8's size limits)`]
+          : live.stalled
+            ? ['timeout', `the sandbox stopped answering ${this.stallMs()} ms after the batch started: a long native operation or a heap thrashing near its ${this.memoryMb} MiB limit`]
+            : ['internal', 'the sandbox process stopped'];
+        this.onFailure(lost[0]!.batch, kind, message);
       } else {
-        // Which of several batches killed the worker is unknown: retry each alone, unchanged.
+        // Which of several batches killed the sandbox is unknown: retry each alone, unchanged.
         for (const f of lost) this.retry.push({ batch: f.batch });
       }
       this.pump();
     });
-    worker.unref();
+    this.idle(live, true);
     return live;
+  }
+
+  /** Twice the time limit plus 3 s: the vm timeout has stopped any JavaScript long before. */
+  private stallMs(): number {
+    return this.timeoutMs * 2 + 3000;
+  }
+
+  /** An idle sandbox does not keep the host's event loop alive; a busy one does. */
+  private idle(live: Live, idle: boolean): void {
+    const handles = [live.child, live.child.channel, live.child.stderr, live.child.stdin] as ({ ref?(): unknown; unref?(): unknown } | null | undefined)[];
+    for (const h of handles) {
+      if (idle) h?.unref?.();
+      else h?.ref?.();
+    }
+  }
+
+  /**
+   * The vm timeout inside the sandbox stops JavaScript; a native operation or a heap thrashing near its
+   * limit is not JavaScript. A batch that gets no answer long after its time limit kills the sandbox.
+   */
+  private arm(live: Live): void {
+    clearTimeout(live.watchdog);
+    if (live.inflight.size === 0) return;
+    live.watchdog = setTimeout(() => {
+      live.stalled = true;
+      live.child.kill('SIGKILL');
+    }, this.stallMs());
+    live.watchdog.unref();
   }
 
   private send(batch: Pending[]): void {
@@ -196,15 +245,17 @@ export class Renderer {
     }
     const input = JSON.stringify(batch.map((p) => ({ base: p.job.base, renders: p.job.renders, partials: p.job.partials })));
     live.inflight.set(id, { id, batch });
-    live.worker.ref();
-    live.worker.postMessage({ id, defines, input, timeoutMs: this.timeoutMs });
+    this.idle(live, false);
+    this.arm(live);
+    live.child.send({ id, defines, input, timeoutMs: this.timeoutMs });
   }
 
   private onReply(live: Live, reply: WorkerReply): void {
     const inflight = live.inflight.get(reply.id);
     if (!inflight) return;
     live.inflight.delete(reply.id);
-    if (live.inflight.size === 0) live.worker.unref();
+    this.arm(live);
+    if (live.inflight.size === 0) this.idle(live, true);
     if ('results' in reply) {
       inflight.batch.forEach((p, i) => p.resolve(reply.results[i] ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result'))));
     } else {
@@ -232,7 +283,7 @@ export class Renderer {
       });
     } else if (only) {
       const file = only.job.renders[0]?.file ?? '';
-      const text = kind === 'timeout' ? `template did not finish within ${this.timeoutMs} ms (endless loop?)` : message;
+      const text = kind === 'timeout' && !message.startsWith('the sandbox stopped answering') ? `template did not finish within ${this.timeoutMs} ms (endless loop?)` : message;
       only.resolve([failure(file, kind, text)]);
     }
     this.schedule();

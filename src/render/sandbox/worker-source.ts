@@ -1,6 +1,6 @@
 /**
- * The sandbox worker, as a source string so `new Worker(src, { eval: true })` works from vitest/tsx and
- * from compiled dist alike. It owns ONE vm context without Node globals (no process, require, Buffer),
+ * The sandbox process, as a source string so `node -e src` works from vitest/tsx and from compiled dist
+ * alike. Its setup data (the prelude, js-yaml's path) arrives on stdin; batches over the IPC channel. It owns ONE vm context without Node globals (no process, require, Buffer),
  * evaluates PRELUDE there, defines compiled templates, renders batches with a vm timeout (microtasks
  * included), parses the output with js-yaml CORE_SCHEMA inside the worker's memory limit, and counts
  * nodes to refuse alias bombs. Messages: {id, defines, input, timeoutMs} -> {id, results} | {id, failure}.
@@ -8,7 +8,10 @@
 export const WORKER_SOURCE = String.raw`
 'use strict';
 const vm = require('node:vm');
-const { parentPort, workerData } = require('node:worker_threads');
+const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
+// The host going away (closed IPC channel) ends the sandbox.
+process.on('disconnect', () => process.exit(0));
 const jsyaml = require(workerData.jsYamlPath);
 const sandbox = Object.create(null);
 const ctx = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
