@@ -28,7 +28,7 @@ export type { InstanceRenderResult, RenderInstanceOptions } from './instance-ren
 export { loadInstanceFramework, renderInstancePlan } from './instance-render.js';
 export type { RendererOptions } from './sandbox/renderer.js';
 export { Renderer } from './sandbox/renderer.js';
-export { MASK, maskSensitive } from './mask.js';
+export { MASK, maskSensitive, maskText, maskerFor, encodedForms, type Masker, type MaskOptions } from './mask.js';
 export { isClusterScoped, kindRank, orderBatch } from './kinds.js';
 export * from './labels.js';
 export { compareSemver, isDnsLabel, isSemver, latestVersion, parseDuration } from './versions.js';

@@ -9,11 +9,12 @@ import { maskSensitive } from './mask.js';
 import type { RenderedPlan } from './types.js';
 
 export function planToJson(plan: RenderedPlan, sensitiveValues: readonly string[]): string {
-  return `${JSON.stringify(maskSensitive(plan, sensitiveValues), null, 2)}\n`;
+  return `${JSON.stringify(maskSensitive(plan, sensitiveValues, { keys: true }), null, 2)}\n`;
 }
 
 export function planToYaml(plan: RenderedPlan, sensitiveValues: readonly string[]): string {
-  const p = maskSensitive(plan, sensitiveValues);
+  // Keys too: a sensitive value used as a map key (a ConfigMap key, a label) is as visible as a value.
+  const p = maskSensitive(plan, sensitiveValues, { keys: true });
   const out: string[] = [];
   out.push(`# plan ${p.plan} of instance ${p.instance.namespace}/${p.instance.name} (framework ${p.framework.name} ${p.framework.version}, app ${p.framework.appVersion || '-'}), phases ${p.strategy}`);
   for (const phase of p.phases) {

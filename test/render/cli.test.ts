@@ -55,6 +55,15 @@ describe('baton render', () => {
     expect(io.out).toContain('s3://x');
   });
 
+  it.each([['yaml'], ['json']])('GIVEN a sensitive value used as a map key THEN -o %s masks the key too (#11 item 10)', async (format) => {
+    const dir = tempCopy(BASIC);
+    writeFileSync(join(dir, 'frameworks/demo/1.0.0/templates/secret.yaml.ejs'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: <%= instance.name %>\ndata:\n  <%- toYaml({ [params.PASSWORD]: b64enc("x") }) %>\n');
+    const io = captureIO();
+    expect(await main(['node', 'baton', 'render', join(dir, 'instances/apps/demo.yaml'), '-o', format], io)).toBe(0);
+    expect(io.out).not.toContain('s3cr3t-pa55');
+    expect(io.out).toContain('***');
+  });
+
   it('GIVEN an instance that does not render THEN prints located problems and exits 1', async () => {
     const dir = tempCopy(BASIC);
     writeFileSync(join(dir, 'instances/apps/demo.yaml'), 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: demo\nversion: 1.0.0\nparams:\n  PASSWORD: abcdefgh\n  REPLICAS: 0\n');

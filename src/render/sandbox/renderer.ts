@@ -135,6 +135,8 @@ export class Renderer {
       clearTimeout(live.watchdog);
       if (live.child.exitCode === null && live.child.signalCode === null) {
         const exited = new Promise((resolve) => live.child.once('exit', resolve));
+        // Referenced again: an idle (unreferenced) sandbox would let the event loop end before its exit.
+        this.idle(live, false);
         live.child.kill('SIGKILL');
         await exited;
       }
