@@ -28,7 +28,7 @@ function goJsonInner(s: string): string {
 
 /** JSON with every non-ASCII character escaped (Python's ensure_ascii, many loggers). */
 function asciiJsonInner(s: string): string {
-  return jsonInner(s).replace(/[^\u0000-\u007f]/g, (c) => `\\u${hex4(c.charCodeAt(0))}`);
+  return jsonInner(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${hex4(c.charCodeAt(0))}`);
 }
 
 const GO_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };

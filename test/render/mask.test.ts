@@ -26,7 +26,7 @@ describe('masking every encoding of a sensitive value', () => {
     ['as is', SECRET],
     ['JSON-escaped (a JSON log line, a Status body)', JSON.stringify(SECRET)],
     ['JSON with Go\'s HTML-safe escapes', JSON.stringify(SECRET).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')],
-    ['JSON, ASCII only', JSON.stringify(SECRET).replace(/[^\u0000-\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)],
+    ['JSON, ASCII only', JSON.stringify(SECRET).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)],
     ['Go-quoted (%q, as Kubernetes API errors quote values)', `"${GO_Q}"`],
     ['Go-quoted to ASCII (%+q)', `"${GO_PLUS_Q}"`],
     ['Go-quoted inside a JSON log line', JSON.stringify(`"${GO_Q}"`)],

@@ -120,6 +120,11 @@ export class Renderer {
     });
   }
 
+  /** The sandbox process's id while one runs (benchmarks read its CPU time). */
+  sandboxPid(): number | undefined {
+    return this.live?.child.pid;
+  }
+
   /** Stops the sandbox process. Pending and later jobs fail with an `internal` output. */
   async close(): Promise<void> {
     this.closed = true;
@@ -177,8 +182,9 @@ export class Renderer {
     // The setup data goes through stdin, read synchronously by the sandbox before anything else.
     child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH }));
     child.stderr?.setEncoding('utf8');
+    (child.stderr as { unref?(): void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => { live.stderr = (live.stderr + chunk).slice(-4096); });
-    child.on('message', (reply: WorkerReply) => this.onReply(live, reply));
+    child.on('message', (reply: string) => this.onReply(live, JSON.parse(reply) as WorkerReply));
     child.on('error', () => undefined);
     child.on('exit', () => {
       clearTimeout(live.watchdog);
@@ -212,7 +218,8 @@ export class Renderer {
 
   /** An idle sandbox does not keep the host's event loop alive; a busy one does. */
   private idle(live: Live, idle: boolean): void {
-    const handles = [live.child, live.child.channel, live.child.stderr, live.child.stdin] as ({ ref?(): unknown; unref?(): unknown } | null | undefined)[];
+    // Not stdin (ended at once: ref() on a closed socket only stacks 'connect' listeners); stderr is unreferenced once in spawn().
+    const handles = [live.child, live.child.channel] as ({ ref?(): unknown; unref?(): unknown } | null | undefined)[];
     for (const h of handles) {
       if (idle) h?.unref?.();
       else h?.ref?.();

@@ -9,7 +9,7 @@ export const WORKER_SOURCE = String.raw`
 'use strict';
 const vm = require('node:vm');
 const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(JSON.stringify(message)) };
 // The host going away (closed IPC channel) ends the sandbox.
 process.on('disconnect', () => process.exit(0));
 const jsyaml = require(workerData.jsYamlPath);
