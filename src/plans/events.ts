@@ -50,3 +50,36 @@ export function safeEmitter(listener: EventListener | undefined): EventListener 
     }
   };
 }
+
+/**
+ * A listener that sees every message of an event masked (errors, waits, prune results, refusals); the
+ * checkpoint an event carries is masked by the session that saved it.
+ */
+export function maskingListener(listener: EventListener | undefined, mask: (text: string) => string): EventListener | undefined {
+  if (listener === undefined) return undefined;
+  const info = (e: FailureInfo): FailureInfo => ({ ...e, message: mask(e.message) });
+  return (event) => {
+    switch (event.type) {
+      case 'step-waiting':
+      case 'prune':
+        return listener({ ...event, message: mask(event.message) });
+      case 'step-error':
+      case 'step-failed':
+      case 'plan-failed':
+        return listener({ ...event, error: info(event.error) });
+      case 'refused':
+        return listener({ ...event, refusal: { ...event.refusal, message: mask(event.refusal.message) } });
+      case 'checkpoint':
+      case 'plan-started':
+      case 'plan-complete':
+      case 'plan-superseded':
+      case 'phase-started':
+      case 'phase-complete':
+      case 'phase-failed':
+      case 'step-started':
+      case 'step-complete':
+        // No free text (the runs they carry come from the masked checkpoint).
+        return listener(event);
+    }
+  };
+}

@@ -29,6 +29,8 @@ export interface ExecutorOptions {
   signal?: AbortSignal;
   concurrency: number;
   imagePullGraceSeconds: number;
+  /** Hides sensitive values in failure messages (API errors may quote them). */
+  mask?: (text: string) => string;
 }
 
 export type Execution =
@@ -179,7 +181,8 @@ class Execution_ {
       } catch (err) {
         deadlineCtl.abort();
         const cls = classifyWith(this.o.hooks, err);
-        const error = failureInfo(err, cls.reason, cls.message);
+        const raw = failureInfo(err, cls.reason, cls.message);
+        const error = this.o.mask ? { ...raw, message: this.o.mask(raw.message) } : raw;
         const delay = cls.class === 'transient' ? this.o.hooks.retryDelayMs(cls, attempt) : undefined;
         if (delay === undefined || this.o.clock.now() + delay >= deadline) {
           // A transient failure that outlives the step's time (or the retry policy) ends the step like a timeout.

@@ -92,5 +92,6 @@ export function reconcileSource(client: KubeClient, source: InstanceSource, onEv
     render: source.render,
     renderedObjects: source.renderedObjects,
     ...(onEvent ? { onEvent } : {}),
+    sensitiveValues: source.sensitiveValues,
   });
 }

@@ -8,7 +8,8 @@ import type { RenderedPlan } from '../render/types.js';
 import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type CheckpointStore, type InstanceKey, type Refusal } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import { decide } from './concurrency.js';
-import { safeEmitter, type EventListener } from './events.js';
+import { maskingListener, safeEmitter, type EventListener } from './events.js';
+import { maskerFor } from '../render/mask.js';
 import { executePlan, type Execution, type ExecutorOptions } from './executor.js';
 import type { EngineHooks } from './hooks.js';
 import { ensureNamespace } from './namespace.js';
@@ -34,6 +35,11 @@ export interface ReconcileOptions {
   renderedObjects?(): Promise<ObjectRef[]>;
   onEvent?: EventListener;
   /**
+   * String forms of the instance's sensitive values: every message the engine keeps (checkpoint) or
+   * announces (events) is masked before it leaves the engine.
+   */
+  sensitiveValues?: readonly string[];
+  /**
    * Supersede (newer desired state, a lost lease, shutdown): the running step's applies complete, its
    * gate wait or retry backoff stops, and the reconcile returns with outcome `superseded`.
    */
@@ -52,9 +58,10 @@ export type ReconcileResult =
 
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   const clock = options.clock ?? systemClock;
-  const emit = safeEmitter(options.onEvent);
+  const mask = maskerFor(options.sensitiveValues ?? []);
+  const emit = safeEmitter(maskingListener(options.onEvent, mask));
   const stored = await options.store.load(options.instance);
-  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit);
+  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask);
   const decision = decide(session.checkpoint.active, selectPlan(previousStateOf(stored?.checkpoint), options.desired));
   const exec: ExecutorOptions = {
     client: options.client,
@@ -64,13 +71,14 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     emit,
     concurrency: options.concurrency ?? 32,
     imagePullGraceSeconds: options.imagePullGraceSeconds ?? 120,
+    mask,
     ...(options.signal ? { signal: options.signal } : {}),
   };
 
   let refusal: Refusal | undefined;
   if (decision.refusal !== undefined) {
     const r = decision.refusal;
-    const saved: Refusal = { code: r.code, message: r.message, details: r.details, at: isoAt(clock) };
+    const saved: Refusal = { code: r.code, message: mask(r.message), details: r.details, at: isoAt(clock) };
     refusal = saved;
     if (stored !== undefined) await session.update((cp) => ({ ...cp, refusal: saved }));
     emit({ type: 'refused', instance: options.instance, refusal: saved });

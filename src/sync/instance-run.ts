@@ -121,6 +121,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
       render: (plan, args) => source.render(plan, args),
       renderedObjects: () => source.renderedObjects(),
       onEvent: (e) => { for (const listen of listeners) listen(e); },
+      sensitiveValues: source.sensitiveValues,
       ...(input.signal ? { signal: input.signal } : {}),
     });
   } catch (err) {
