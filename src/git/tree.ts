@@ -9,7 +9,7 @@ import { GitObjectError } from './errors.js';
 
 export interface TreeEntry {
   name: string;
-  type: 'file' | 'dir';
+  type: 'file' | 'dir' | 'symlink';
 }
 
 /** The shape the renderer reads repositories through (src/render FileTree); `id` is the Git oid. */
@@ -94,7 +94,8 @@ export class CommitTree implements GitFileTree {
     const entry = await this.store.entryAt(this.rootTree, dir);
     if (entry?.type !== 'tree') return [];
     const entries = await this.store.readTree(entry.oid);
-    return entries.filter((e) => e.type !== 'commit').map((e) => ({ name: e.path, type: e.type === 'tree' ? 'dir' : 'file' }));
+    // Mode 120000 is a symbolic link: listed as one, so the repository loader refuses it instead of reading the link text.
+    return entries.filter((e) => e.type !== 'commit').map((e) => ({ name: e.path, type: e.type === 'tree' ? 'dir' : e.mode === '120000' ? 'symlink' : 'file' }));
   }
 
   async id(path: string): Promise<string | undefined> {

@@ -4,9 +4,11 @@
  * src/render/ is internal.
  */
 export type { FileTree, TreeEntry } from './tree.js';
+export type { LayoutFile, RepositoryLayout } from './layout.js';
+export { scanLayout } from './layout.js';
 export { DirectoryTree, MemoryTree, readText } from './tree.js';
 export type { Problem, Severity } from './problems.js';
-export { RenderProblemsError, hasErrors, sortProblems } from './problems.js';
+export { RenderProblemsError, hasErrors, looksBinary, printable, problemLocation, sortProblems } from './problems.js';
 export type { Framework, Instance, Loaded, RepositorySettings, TemplateFile } from './model.js';
 export {
   DEFAULT_STEP_TIMEOUT_SECONDS,
@@ -18,8 +20,8 @@ export {
   loadInstance,
   loadSettings,
 } from './repository.js';
-export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, ScheduleDecl, TaskDecl } from './schemas.js';
-export { API_VERSION } from './schemas.js';
+export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, TaskDecl } from './schemas.js';
+export { API_VERSION, requestSchema } from './schemas.js';
 export type { ParamValues, ResolvedParams } from './params.js';
 export { isRequired, resolveParams } from './params.js';
 export type { RenderPlanInput, RenderResult } from './plan.js';

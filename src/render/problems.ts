@@ -27,6 +27,30 @@ export function problem(input: ProblemInput): Problem {
   return { severity: 'error', line: 0, column: 0, path: [], ...input };
 }
 
+/** `file:line:column`, `file:line` or `file`: only the parts that are known (never `:0:0`). */
+export function problemLocation(p: Pick<Problem, 'file' | 'line' | 'column'>): string {
+  if (p.line <= 0) return p.file;
+  return p.column > 0 ? `${p.file}:${p.line}:${p.column}` : `${p.file}:${p.line}`;
+}
+
+/**
+ * Text safe to print on a terminal or in a log: control characters and undecodable bytes (U+FFFD)
+ * are escaped, long lines are cut, so a binary file never reaches the screen raw.
+ */
+export function printable(text: string, max = 240): string {
+  // eslint-disable-next-line no-control-regex
+  const escaped = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffd]/g, (c) => (c === '\ufffd' ? '\\ufffd' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return escaped.length > max ? `${escaped.slice(0, max)}... (${escaped.length - max} more characters)` : escaped;
+}
+
+/** Whether decoded file content is not text: NUL bytes, or many bytes that were not UTF-8. */
+export function looksBinary(text: string): boolean {
+  if (text.includes('\u0000')) return true;
+  let bad = 0;
+  for (let i = text.indexOf('\ufffd'); i >= 0; i = text.indexOf('\ufffd', i + 1)) if (++bad > 8) return true;
+  return false;
+}
+
 export function hasErrors(problems: readonly Problem[]): boolean {
   return problems.some((p) => p.severity === 'error');
 }

@@ -5,15 +5,17 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Framework, Instance, Loaded, RepositorySettings, TemplateFile } from './model.js';
-import { hasErrors, problem, type Problem } from './problems.js';
+import { hasErrors, looksBinary, problem, type Problem } from './problems.js';
 import { frameworkSchema, instanceSchema, paramsFileSchema, repositorySchema } from './schemas.js';
 import { parseYamlFile, schemaProblems, type ParsedYaml } from './source.js';
 import { normalizeTreePath, readText, type FileTree } from './tree.js';
 import { isDnsLabel, parseDuration } from './versions.js';
+import { scanLayout } from './layout.js';
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 600;
 
-async function parseWith<S extends z.ZodType>(
+/** Reads, parses and schema-checks one YAML file; problems are located. */
+export async function parseWith<S extends z.ZodType>(
   tree: FileTree,
   file: string,
   schema: S,
@@ -22,6 +24,9 @@ async function parseWith<S extends z.ZodType>(
   const text = await readText(tree, file);
   if (text === undefined) {
     return { parsed: undefined, value: undefined, problems: required ? [problem({ code: 'FILE_MISSING', file, message: `${file} does not exist` })] : [] };
+  }
+  if (looksBinary(text)) {
+    return { parsed: undefined, value: undefined, problems: [problem({ code: 'FILE_NOT_TEXT', file, message: `${file} is not UTF-8 text (${text.length} characters, binary content?): expected YAML` })] };
   }
   const parsed = parseYamlFile(file, text);
   if (hasErrors(parsed.problems)) return { parsed, value: undefined, problems: parsed.problems };
@@ -53,24 +58,25 @@ export async function listFrameworks(tree: FileTree): Promise<{ name: string; ve
   return out;
 }
 
-/** All instance files, `instances/<namespace>/<name>.yaml`, sorted. */
+/**
+ * The file of every instance, sorted, as the layout rules decide (layout.ts: `.yaml` or `.yml`, one file
+ * per instance). Use `scanLayout` to also get what those rules refuse.
+ */
 export async function listInstances(tree: FileTree): Promise<string[]> {
-  const out: string[] = [];
-  for (const ns of await tree.list('instances')) {
-    if (ns.type !== 'dir') continue;
-    for (const f of await tree.list(`instances/${ns.name}`)) {
-      if (f.type === 'file' && /\.ya?ml$/.test(f.name)) out.push(`instances/${ns.name}/${f.name}`);
-    }
-  }
-  return out;
+  return (await scanLayout(tree)).instances.map((i) => i.file);
 }
 
-async function loadTemplates(tree: FileTree, dir: string, prefix = ''): Promise<Map<string, TemplateFile>> {
+async function loadTemplates(tree: FileTree, dir: string, problems: Problem[], prefix = ''): Promise<Map<string, TemplateFile>> {
   const templates = new Map<string, TemplateFile>();
   for (const entry of await tree.list(dir)) {
     const name = `${prefix}${entry.name}`;
     if (entry.type === 'dir') {
-      for (const [k, v] of await loadTemplates(tree, `${dir}/${entry.name}`, `${name}/`)) templates.set(k, v);
+      for (const [k, v] of await loadTemplates(tree, `${dir}/${entry.name}`, problems, `${name}/`)) templates.set(k, v);
+      continue;
+    }
+    if (entry.type === 'symlink') {
+      // Never followed: on disk it could read any file of the machine into a rendered object.
+      problems.push(problem({ code: 'FILE_SYMLINK', file: `${dir}/${entry.name}`, message: `${dir}/${entry.name} is a symbolic link: links are never followed; commit the template itself` }));
       continue;
     }
     const file = `${dir}/${entry.name}`;
@@ -94,7 +100,7 @@ export async function loadFramework(tree: FileTree, name: string, version: strin
   if (fw.value.version !== version) {
     problems.push(problem({ code: 'FRAMEWORK_VERSION_MISMATCH', file: source.file, path: ['version'], ...source.locate(['version']), message: `version "${fw.value.version}" does not match its folder ${dir}` }));
   }
-  const templates = await loadTemplates(tree, `${dir}/templates`);
+  const templates = await loadTemplates(tree, `${dir}/templates`, problems);
   if (hasErrors(problems)) return { ok: false, problems };
   return {
     ok: true,
@@ -122,5 +128,21 @@ export async function loadInstance(tree: FileTree, path: string): Promise<Loaded
     }
   }
   if (!inst.value || !inst.parsed || hasErrors(problems)) return { ok: false, problems };
-  return { ok: true, value: { ...parts, file, decl: inst.value, source: inst.parsed }, problems };
+  // zod rebuilds records by assignment, which drops a `__proto__` key: keep every key as written, so an
+  // unknown one is reported (PARAM_UNKNOWN) rather than silently lost.
+  const decl = { ...inst.value, params: ownRecord(rawParams(inst.parsed.value) ?? inst.value.params) };
+  return { ok: true, value: { ...parts, file, decl, source: inst.parsed }, problems };
+}
+
+function rawParams(doc: unknown): Record<string, unknown> | undefined {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  const params = (doc as Record<string, unknown>).params;
+  return params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
+}
+
+/** A plain copy with every own key defined as data (a `__proto__` key stays a key). */
+function ownRecord(source: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) Object.defineProperty(out, key, { value: source[key], enumerable: true, writable: true, configurable: true });
+  return out;
 }

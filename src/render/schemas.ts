@@ -18,7 +18,8 @@ export const paramTypes = ['string', 'integer', 'number', 'boolean', 'array', 'o
 export type ParamType = (typeof paramTypes)[number];
 
 export const paramSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_"'),
+  // __proto__ would set the prototype of the values object instead of declaring a parameter.
+  name: z.string().regex(/^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_" (not __proto__)'),
   description: z.string().optional(),
   type: z.enum(paramTypes).default('string'),
   default: z.unknown().optional(),
@@ -126,6 +127,20 @@ export const repositorySchema = z
   })
   .describe('Baton baton.yaml: repository settings');
 export type RepositoryDecl = z.output<typeof repositorySchema>;
+
+/** A plan request, `requests/<namespace>/<instance>.yaml`, as `baton plan trigger` writes it. */
+export const requestSchema = z
+  .strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('PlanRequest'),
+    id: z.string().min(1),
+    plan: z.string().min(1),
+    args: z.record(z.string(), z.string()).default({}),
+    requestedAt: z.string().optional(),
+    requestedBy: z.string().optional(),
+  })
+  .describe('Baton plan request: requests/<namespace>/<instance>.yaml');
+export type RequestDecl = z.output<typeof requestSchema>;
 
 /** Every file kind with its schema, for the JSON Schema generator and the staleness test. */
 const testObjectRef = z.strictObject({ apiVersion: z.string().min(1), kind: z.string().min(1), name: z.string().min(1) });

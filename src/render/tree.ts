@@ -8,7 +8,8 @@ import { join, posix } from 'node:path';
 
 export interface TreeEntry {
   name: string;
-  type: 'file' | 'dir';
+  /** A symbolic link is listed as such and never followed (repository layout rules: docs/render.md). */
+  type: 'file' | 'dir' | 'symlink';
 }
 
 export interface FileTree {
@@ -50,8 +51,8 @@ export class DirectoryTree implements FileTree {
     try {
       const entries = await readdir(join(this.root, normalizeTreePath(dir)), { withFileTypes: true });
       return entries
-        .filter((e) => e.isFile() || e.isDirectory())
-        .map((e): TreeEntry => ({ name: e.name, type: e.isDirectory() ? 'dir' : 'file' }))
+        .filter((e) => e.isFile() || e.isDirectory() || e.isSymbolicLink())
+        .map((e): TreeEntry => ({ name: e.name, type: e.isSymbolicLink() ? 'symlink' : e.isDirectory() ? 'dir' : 'file' }))
         .sort(byName);
     } catch (err) {
       if (isMissing(err)) return [];
@@ -68,6 +69,7 @@ function isMissing(err: unknown): boolean {
 /** A FileTree over a map of path -> content: fixtures, tests, previews of uncommitted changes. */
 export class MemoryTree implements FileTree {
   private readonly files = new Map<string, Uint8Array>();
+  private readonly links = new Set<string>();
 
   constructor(files: Record<string, string | Uint8Array> = {}) {
     for (const [path, content] of Object.entries(files)) this.set(path, content);
@@ -80,6 +82,14 @@ export class MemoryTree implements FileTree {
 
   delete(path: string): this {
     this.files.delete(normalizeTreePath(path));
+    this.links.delete(normalizeTreePath(path));
+    return this;
+  }
+
+  /** A symbolic link at `path` (as Git stores one: its content is the target path). */
+  symlink(path: string, target: string): this {
+    this.set(path, target);
+    this.links.add(normalizeTreePath(path));
     return this;
   }
 
@@ -95,7 +105,7 @@ export class MemoryTree implements FileTree {
       const rest = prefix === '' ? path : path.slice(prefix.length + 1);
       const slash = rest.indexOf('/');
       const name = slash < 0 ? rest : rest.slice(0, slash);
-      if (!seen.has(name)) seen.set(name, { name, type: slash < 0 ? 'file' : 'dir' });
+      if (!seen.has(name)) seen.set(name, { name, type: slash >= 0 ? 'dir' : this.links.has(path) ? 'symlink' : 'file' });
     }
     return [...seen.values()].sort(byName);
   }

@@ -10,7 +10,10 @@ import { loadInstanceFramework } from './instance-render.js';
 import { isRequired, resolveParams, type ParamValues } from './params.js';
 import { renderPlan } from './plan.js';
 import { hasErrors, sortProblems, type Problem } from './problems.js';
-import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
+import { listFrameworks, loadFramework, loadInstance, loadSettings, parseWith } from './repository.js';
+import { scanLayout, type LayoutFile } from './layout.js';
+import { problem } from './problems.js';
+import { requestSchema } from './schemas.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
 import { templateLintProblems } from './template-lint.js';
@@ -116,14 +119,19 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
       if (hasErrors(found)) badFrameworks.add(`${f.name}@${f.version}`);
       problems.push(...found);
     }
-    const files = await listInstances(tree);
-    instances = files.length;
-    for (const file of files) {
-      const inst = await loadInstance(tree, file);
+    const layout = await scanLayout(tree);
+    problems.push(...layout.problems);
+    instances = layout.instances.length;
+    for (const ref of layout.instances) {
+      // A duplicate or a symbolic link refuses the instance (as the agent does): its content is not read.
+      problems.push(...ref.problems);
+      if (hasErrors(ref.problems)) continue;
+      const inst = await loadInstance(tree, ref.file);
       // An instance of a broken framework version would repeat the framework's errors: check values only.
       const render = !(inst.ok && badFrameworks.has(`${inst.value.decl.framework}@${inst.value.decl.version}`));
-      problems.push(...(await validateInstance(tree, file, renderer, stepTimeout, render)));
+      problems.push(...(await validateInstance(tree, ref.file, renderer, stepTimeout, render)));
     }
+    for (const req of layout.requests) problems.push(...(await requestProblems(tree, req, layout.instances)));
   }
   // A framework's problems also surface through each of its instances: keep one of each.
   const seen = new Set<string>();
@@ -133,4 +141,22 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
   });
   const sorted = sortProblems(unique);
   return { problems: sorted, frameworks, instances, ok: !hasErrors(sorted) };
+}
+
+/** A plan request file: its own schema, an instance that exists, a plan its framework has. */
+async function requestProblems(tree: FileTree, req: LayoutFile, instances: readonly LayoutFile[]): Promise<Problem[]> {
+  if (hasErrors(req.problems)) return req.problems;
+  const parsed = await parseWith(tree, req.file, requestSchema, true);
+  if (!parsed.value || !parsed.parsed) return parsed.problems;
+  const source = parsed.parsed;
+  const owner = instances.find((i) => i.namespace === req.namespace && i.name === req.name);
+  if (!owner) {
+    return [...parsed.problems, problem({ code: 'REQUEST_INSTANCE_UNKNOWN', file: req.file, message: `${req.file} requests a plan of instance ${req.namespace}/${req.name}, which has no file under instances/${req.namespace}/` })];
+  }
+  const inst = await loadInstance(tree, owner.file);
+  if (!inst.ok) return parsed.problems;
+  const fw = await loadInstanceFramework(tree, inst.value);
+  if (!fw.ok || fw.value.decl.plans[parsed.value.plan]) return parsed.problems;
+  const plans = Object.keys(fw.value.decl.plans).sort().join(', ');
+  return [...parsed.problems, problem({ code: 'PLAN_UNKNOWN', file: req.file, path: ['plan'], ...source.locate(['plan']), message: `plan "${parsed.value.plan}" does not exist in framework ${fw.value.name} ${fw.value.version} (plans: ${plans})` })];
 }

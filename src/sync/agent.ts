@@ -10,7 +10,7 @@ import type { CheckpointStore } from '../plans/checkpoint.js';
 import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import type { KubeEventRecorder } from '../plans/kube-events.js';
-import type { Renderer } from '../render/index.js';
+import { problemLocation, type Problem, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
@@ -103,6 +103,7 @@ export class Agent {
   /** Instances whose scheduled run broke off: not before this time (ms) again. */
   private readonly scheduleRetryAt = new Map<string, number>();
   private readonly log: AgentLog;
+  private layoutReportedFor: string | undefined;
   /** The refused commit whose refusals are written, and the instances it changes (they do not run). */
   private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
   /** Set by stop(): nothing new starts. */
@@ -149,7 +150,7 @@ export class Agent {
     }
     const tree = await this.store.at(commit);
     await this.loadStatuses();
-    const desired = await scanDesired(tree, this.parseCache);
+    const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
@@ -173,6 +174,16 @@ export class Agent {
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
     return { commit, reports: [...refusalReports, ...reports] };
+  }
+
+  /**
+   * Files that name no instance (a nested folder, a YAML file outside a namespace folder...): logged once
+   * per commit at warn level, located, as `baton validate` reports them.
+   */
+  private reportLayout(commit: string, problems: readonly Problem[]): void {
+    if (this.layoutReportedFor === commit) return;
+    this.layoutReportedFor = commit;
+    for (const p of problems) this.log('warn', `${problemLocation(p)}: ${p.code}: ${p.message}`, { commit, code: p.code, file: p.file });
   }
 
   /**

@@ -11,7 +11,7 @@ import type { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { isFinished } from '../plans/state.js';
-import { RenderProblemsError, maskSensitive, type Renderer } from '../render/index.js';
+import { RenderProblemsError, maskSensitive, problemLocation, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
 import { parseRequest, requestPath } from './request-file.js';
@@ -90,7 +90,7 @@ function observedFingerprint(full: Fingerprint, requestId: string | undefined, p
 
 export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
   const { key } = input;
-  const file = `instances/${key.namespace}/${key.name}.yaml`;
+  const file = input.desired?.file ?? (await removedFile(deps, input));
   const stored = await deps.checkpoints.load(key);
   /** The id of the request file's request (not a schedule's), once loaded. */
   let requestId: string | undefined;
@@ -100,6 +100,8 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
 
   let source: InstanceSource;
   try {
+    // The layout refused this instance (two files for it, a symbolic link): nothing runs, nothing is deleted.
+    if (input.desired?.refusal !== undefined) throw new RenderProblemsError(input.desired.refusal);
     source = await loadSource(deps, input, file);
   } catch (err) {
     return { outcome: refuse(deps, key, reporter, err, []), status: reporter.last };
@@ -138,7 +140,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
  * problems (file:line:col), and a Kubernetes Event. Sensitive values are masked in all of it.
  */
 function refuse(deps: InstanceRunDeps, key: InstanceKey, reporter: StatusReporter, err: unknown, sensitiveValues: readonly string[]): RunOutcome {
-  const problems = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column}: ${p.code}: ${p.message}`) : [];
+  const problems = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${problemLocation(p)}: ${p.code}: ${p.message}`) : [];
   const message = maskSensitive(problems[0] ?? errorMessage(err), sensitiveValues);
   const code = err instanceof RenderProblemsError ? 'INVALID_CONTENT' : ((err as { code?: string }).code ?? 'LOAD_FAILED');
   const listed = maskSensitive(problems, sensitiveValues);
@@ -254,4 +256,15 @@ async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: 
   const requestText = input.desired.fingerprint.request ? await input.tree.readText(requestPath(input.key)) : undefined;
   const request = requestText !== undefined ? parseRequest(requestText, requestPath(input.key)) : undefined;
   return loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {});
+}
+
+/** The file of a removed instance at the commit it was last applied at (`.yaml`, else `.yml`). */
+async function removedFile(deps: InstanceRunDeps, input: InstanceRunInput): Promise<string> {
+  const base = `instances/${input.key.namespace}/${input.key.name}`;
+  const at = input.previous?.sourceCommit;
+  if (at !== undefined) {
+    const tree = await deps.store.at(at).catch(() => undefined);
+    for (const ext of ['.yaml', '.yml']) if ((await tree?.id(`${base}${ext}`)) !== undefined) return `${base}${ext}`;
+  }
+  return `${base}.yaml`;
 }

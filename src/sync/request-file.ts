@@ -5,22 +5,14 @@
  * the file with a new id.
  */
 import jsYaml from 'js-yaml';
-import { z } from 'zod';
 import type { PlanRequest } from '../plans/selection.js';
+import { requestSchema } from '../render/index.js';
 import { BatonError } from '../errors.js';
 import type { InstanceKey } from './status-file.js';
 
 export const requestPath = (i: InstanceKey): string => `requests/${i.namespace}/${i.name}.yaml`;
 
-const requestShape = z.strictObject({
-  apiVersion: z.literal('baton.dev/v1alpha1'),
-  kind: z.literal('PlanRequest'),
-  id: z.string().min(1),
-  plan: z.string().min(1),
-  args: z.record(z.string(), z.string()).default({}),
-  requestedAt: z.string().optional(),
-  requestedBy: z.string().optional(),
-});
+const requestShape = requestSchema;
 
 export class RequestFileError extends BatonError {
   constructor(file: string, detail: string) {

@@ -4,7 +4,7 @@
  * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
-import { listInstances, loadInstance, frameworkDir, type ScheduleDecl } from '../render/index.js';
+import { hasErrors, loadInstance, frameworkDir, scanLayout, type Problem, type ScheduleDecl } from '../render/index.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Fingerprint, InstanceKey } from './status-file.js';
 import { requestPath } from './request-file.js';
@@ -16,6 +16,11 @@ export interface DesiredInstance {
   /** From the instance file; undefined when the file does not parse (the render reports why). */
   framework?: { name: string; version: string };
   schedules: ScheduleDecl[];
+  /**
+   * Layout errors that refuse this instance (two files for it, a symbolic link): the agent records a
+   * refusal and runs and deletes nothing for it.
+   */
+  refusal?: Problem[];
 }
 
 interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[] }
@@ -23,13 +28,20 @@ interface Parsed { framework?: { name: string; version: string }; schedules: Sch
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
 
-export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<Map<string, DesiredInstance>> {
+/**
+ * The desired instances at a commit, by the repository layout rules (render/layout.ts, the same ones
+ * `baton validate` applies). Problems of files that name no instance go to `onLayoutProblems`.
+ */
+export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutProblems?: (problems: Problem[]) => void): Promise<Map<string, DesiredInstance>> {
   const out = new Map<string, DesiredInstance>();
-  for (const file of await listInstances(tree)) {
-    const [, namespace = '', base = ''] = file.split('/');
-    const key = { namespace, name: base.replace(/\.ya?ml$/, '') };
+  const layout = await scanLayout(tree);
+  if (layout.problems.length > 0) onLayoutProblems?.(layout.problems);
+  for (const ref of layout.instances) {
+    const { file, namespace, name } = ref;
+    const key = { namespace, name };
     const blob = (await tree.id(file)) ?? '';
-    let parsed = cache.get(blob);
+    const refused = hasErrors(ref.problems);
+    let parsed = refused ? { schedules: [] } : cache.get(blob);
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
       parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules } : { schedules: [] };
@@ -38,8 +50,10 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<
     const framework = parsed.framework;
     const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
     const request = await tree.id(requestPath(key));
-    const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}) });
+    // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
+    const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
+    const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { loadInstanceSource, reconcileSource, type InstanceSource } from '../../
 import { KubeEventRecorder } from '../../plans/kube-events.js';
 import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js';
 import type { ReconcileResult } from '../../plans/reconcile.js';
-import { DirectoryTree, maskSensitive, RenderProblemsError, Renderer } from '../../render/index.js';
+import { DirectoryTree, maskSensitive, problemLocation, RenderProblemsError, Renderer } from '../../render/index.js';
 import type { CliIO } from '../io.js';
 
 export interface ClusterFlags {
@@ -95,7 +95,7 @@ export async function withInstance(
     return await fn(source, client);
   } catch (err) {
     if (err instanceof RenderProblemsError) {
-      for (const p of err.problems) io.stderr(`${p.file}:${p.line}:${p.column}: ${p.severity} ${p.code}: ${p.message}\n`);
+      for (const p of err.problems) io.stderr(`${problemLocation(p)}: ${p.severity} ${p.code}: ${p.message}\n`);
       return 1;
     }
     return fail(io, errorMessage(err));

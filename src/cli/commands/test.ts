@@ -9,7 +9,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { startCluster, type Cluster } from '../../cluster/index.js';
 import { errorMessage } from '../../errors.js';
 import { createKubeClient, type HttpKubeClient } from '../../kube/index.js';
-import { DirectoryTree, Renderer, frameworkDir, type Problem } from '../../render/index.js';
+import { DirectoryTree, Renderer, frameworkDir, problemLocation, type Problem } from '../../render/index.js';
 import { findRepoRoot, treePath } from '../../render/paths.js';
 import { loadTestCases, type TestCase } from '../../render/index.js';
 import { frameworksAt, type FrameworkVersion } from '../../testing/discover.js';
@@ -71,7 +71,7 @@ async function runTests(io: CliIO, path: string, flags: TestFlags): Promise<numb
     if (!loaded.ok) problems.push(...loaded.problems);
     else selected.push({ framework, cases: loaded.cases.filter((c) => flags.case === undefined || c.name === flags.case || c.file.endsWith(`/${flags.case}.yaml`)) });
   }
-  for (const p of problems) io.stderr(`${p.file}:${p.line}:${p.column}: ${p.code}: ${p.message}\n`);
+  for (const p of problems) io.stderr(`${problemLocation(p)}: ${p.code}: ${p.message}\n`);
   if (problems.length > 0) return 1;
   const total = selected.reduce((n, s) => n + s.cases.length, 0);
   if (total === 0) {
