@@ -12,7 +12,8 @@
  * creating events (a 403 saying `cannot create resource "events"`) is logged once and turns recording
  * off; other 403s (a namespace being terminated, an exceeded quota) and a failed uid lookup concern one
  * event, not the process. Messages are masked with the instance's sensitive values before they leave
- * the process.
+ * the process. An event whose namespace does not exist yet (a refused new instance) is recorded in
+ * `default`, still naming its object.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -127,7 +128,16 @@ export class KubeEventRecorder {
       // `kubectl describe` finds events by the object's uid: look it up when the engine did not have it
       // (the instance's ConfigMap, a failed object). An object that does not exist gets none.
       const uid = p.regarding.uid ?? (await this.uidOf(p.regarding));
-      await this.client.create(this.eventObject({ ...p, regarding: { ...p.regarding, ...(uid ? { uid } : {}) } }));
+      const regarding = { ...p.regarding, ...(uid ? { uid } : {}) };
+      try {
+        await this.client.create(this.eventObject({ ...p, regarding }));
+      } catch (err) {
+        // The instance's namespace does not exist yet (a new instance whose change was refused: nothing
+        // was applied, so nothing created it). The Event goes to `default`, still naming its object,
+        // rather than being lost; Baton does not create a namespace for a change it refused.
+        if (!(err instanceof KubeApiError) || err.status !== 404 || regarding.namespace === undefined || regarding.namespace === CLUSTER_SCOPED_EVENT_NAMESPACE) throw err;
+        await this.client.create(this.eventObject({ ...p, regarding }, CLUSTER_SCOPED_EVENT_NAMESPACE));
+      }
       this.posted++;
     } catch (err) {
       this.dropped++;
@@ -171,12 +181,12 @@ export class KubeEventRecorder {
   }
 
   /** A core/v1 Event (what `kubectl describe` and `kubectl get events` read on every version). */
-  private eventObject(p: Pending): KubeObject {
+  private eventObject(p: Pending, inNamespace?: string): KubeObject {
     // One instant, in the two formats Events use: Time (seconds) and MicroTime.
     const iso = (this.options.now?.() ?? new Date()).toISOString();
     const now = iso.replace(/\.\d+Z$/, 'Z');
     const micro = iso.replace(/Z$/, '000Z');
-    const namespace = p.regarding.namespace ?? CLUSTER_SCOPED_EVENT_NAMESPACE;
+    const namespace = inNamespace ?? p.regarding.namespace ?? CLUSTER_SCOPED_EVENT_NAMESPACE;
     // Unique like client-go's `<name>.<hex time>`, plus a counter and random bits for same-millisecond events.
     const suffix = `${Date.now().toString(16)}${(this.seq++ % 4096).toString(16).padStart(3, '0')}${randomBytes(2).toString('hex')}`;
     const involved: Record<string, string> = { apiVersion: p.regarding.apiVersion, kind: p.regarding.kind, name: p.regarding.name };

@@ -117,6 +117,18 @@ describe('the recorder against the simulated API server', () => {
     expect(failed[0]?.['message']).toContain('data.password: Invalid value');
   });
 
+  it('GIVEN a refused change of an instance whose namespace does not exist yet WHEN recorded THEN the ChangeRefused Event lands in default, naming the instance (#11 item 13)', async () => {
+    const recorder = new KubeEventRecorder(client);
+    const fresh = { name: 'newcomer', namespace: 'not-created-yet' };
+    recorder.record({ instance: fresh, type: 'refused', refusal: { code: 'INVALID_CONTENT', message: 'instances/not-created-yet/newcomer.yaml:3:1: bad', at: 't', details: {} } });
+    await recorder.flush();
+    expect(recorder.posted).toBe(1);
+    expect(await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'not-created-yet' })).toBeUndefined();
+    const refused = (await client.list('v1', 'Event', 'default')).items.filter((e) => e['reason'] === 'ChangeRefused');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ involvedObject: { kind: 'ConfigMap', namespace: 'not-created-yet', name: 'baton-checkpoint-newcomer' }, message: expect.stringContaining('not-created-yet/newcomer: change refused') });
+  });
+
   it('GIVEN the API forbids creating events WHEN recording THEN it logs once, stops recording, and never throws', async () => {
     const logs: string[] = [];
     nock(cluster.url, { allowUnmocked: true }).post('/api/v1/namespaces/shop/events').times(1).reply(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'events is forbidden: User "baton" cannot create resource "events"' }, { 'content-type': 'application/json' });
