@@ -10,6 +10,8 @@ import { refLabel, refOf } from '../kube/object.js';
 import { BatonError } from '../errors.js';
 import type { RenderedPhase, RenderedPlan, RenderedStep } from '../render/types.js';
 import { runBatch } from './batch.js';
+import { checkOwnership } from './owner-check.js';
+import { ownerValue } from '../render/labels.js';
 import { isoAt, type Clock } from './clock.js';
 import { StepTimeoutError } from './errors.js';
 import type { EventListener } from './events.js';
@@ -155,6 +157,8 @@ class Execution_ {
       );
       try {
         if (remaining <= 0) throw new StepTimeoutError(step.name, step.timeoutSeconds, lastWait);
+        // Nothing of the step is applied when one of its objects belongs to another instance.
+        await checkOwnership(this.o.client, step.actions, ownerValue(this.plan.instance), this.o.concurrency);
         const batch = await runBatch(step.actions, {
           client: this.o.client,
           hooks: this.o.hooks,

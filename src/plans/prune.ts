@@ -1,9 +1,11 @@
 /**
  * Pruning and removal: delete inventory entries (never objects found by label selector alone),
- * skip objects whose labels say another instance owns them, keep entries whose delete failed so the
- * next attempt retries them.
+ * skip objects another instance owns (owner annotation, else instance label) and a namespace other
+ * instances still live in, keep entries whose delete failed so the next attempt retries them.
  */
-import { refLabel, type KubeObject, type ObjectRef } from '../kube/object.js';
+import { refLabel, type ObjectRef } from '../kube/object.js';
+import { ownerValue } from '../render/labels.js';
+import { ownedByOther } from './owner-check.js';
 import { errorMessage } from '../errors.js';
 import { waitUntilGone } from './batch.js';
 import type { Clock } from './clock.js';
@@ -60,10 +62,16 @@ async function deleteEntries(ctx: PruneContext, entries: readonly InventoryEntry
       const live = await ctx.client.get(ref);
       if (live === undefined) {
         settled.push(ref);
-      } else if (ownedByOther(live, instance.name)) {
+      } else if (ownedByOther(live, ownerValue(instance)) !== undefined) {
         settled.push(ref);
         report.skipped.push(refLabel(ref));
-        ctx.emit({ type: 'prune', ...base, object: refLabel(ref), result: 'skipped', message: `labelled as owned by instance ${live.metadata.labels?.[INSTANCE_LABEL]}` });
+        ctx.emit({ type: 'prune', ...base, object: refLabel(ref), result: 'skipped', message: `owned by instance ${ownedByOther(live, ownerValue(instance))}` });
+      } else if (ref.kind === 'Namespace' && (await otherInstancesIn(ctx, ref.name, instance.name)).length > 0) {
+        // The namespace is shared: deleting it would delete the other instances' objects with it.
+        const others = await otherInstancesIn(ctx, ref.name, instance.name);
+        settled.push(ref);
+        report.skipped.push(refLabel(ref));
+        ctx.emit({ type: 'prune', ...base, object: refLabel(ref), result: 'skipped', message: `still used by instance(s) ${others.join(', ')}` });
       } else {
         await ctx.client.delete(ref, { propagationPolicy: 'Background' });
         pendingGone.push(ref);
@@ -98,9 +106,10 @@ async function deleteEntries(ctx: PruneContext, entries: readonly InventoryEntry
   return report;
 }
 
-function ownedByOther(obj: KubeObject, instance: string): boolean {
-  const owner = obj.metadata.labels?.[INSTANCE_LABEL];
-  return owner !== undefined && owner !== instance;
+/** Other Baton instances with a checkpoint in `namespace` (their ConfigMaps carry `baton.dev/checkpoint`). */
+async function otherInstancesIn(ctx: PruneContext, namespace: string, self: string): Promise<string[]> {
+  const { items } = await ctx.client.list('v1', 'ConfigMap', namespace, { labelSelector: 'baton.dev/checkpoint=true' });
+  return items.map((cm) => cm.metadata.labels?.[INSTANCE_LABEL] ?? '').filter((name) => name !== '' && name !== self).map((name) => `${namespace}/${name}`);
 }
 
 function plainRef(e: InventoryEntry): ObjectRef {

@@ -8,7 +8,7 @@ import type { KubeClient } from '../kube/client.js';
 import { refKey, refOf } from '../kube/object.js';
 import { desiredStoredValues, selectPlan, type PreviousState, type Selection } from '../plans/selection.js';
 import { frameworkDigest } from '../render/digest.js';
-import { listFrameworks, listInstances, loadFramework, maskSensitive, type FileTree, type Problem, type Renderer } from '../render/index.js';
+import { appliedObjectsOf, listFrameworks, loadFramework, maskSensitive, ownershipProblems, scanLayout, type FileTree, type InstanceObjects, type Problem, type RenderedPlan, type Renderer } from '../render/index.js';
 import { instanceAt, type InstanceAt } from './instance-at.js';
 import { liveChanges } from './live.js';
 import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.js';
@@ -31,18 +31,27 @@ type Loaded = Extract<InstanceAt, { ok: true }>;
 const LIFECYCLE = new Set(['deploy', 'update', 'upgrade']);
 
 export async function buildPreview(input: PreviewInput): Promise<PreviewReport> {
-  const [baseFiles, headFiles] = await Promise.all([listInstances(input.base), listInstances(input.head)]);
+  // The same layout rules as validate and the agent (render/layout.ts).
+  const [baseLayout, headLayout] = await Promise.all([scanLayout(input.base), scanLayout(input.head)]);
+  const baseFiles = baseLayout.instances.map((i) => i.file);
+  const headFiles = headLayout.instances.map((i) => i.file);
   const files = [...new Set([...baseFiles, ...headFiles])].sort();
   const instances: InstancePreview[] = [];
-  const problems: PreviewProblem[] = [];
+  const problems: PreviewProblem[] = headLayout.problems.filter((p) => p.severity === 'error').map(located);
+  const headAt = new Map<string, InstanceAt>();
   for (const file of files) {
     const before = baseFiles.includes(file) ? await instanceAt(input.base, file) : undefined;
-    const after = headFiles.includes(file) ? await instanceAt(input.head, file) : undefined;
+    const layoutErrors = headLayout.instances.find((i) => i.file === file)?.problems ?? [];
+    let after = headFiles.includes(file) ? await instanceAt(input.head, file) : undefined;
+    if (after !== undefined) headAt.set(file, after);
+    // Refused by the layout (a second file for it, a symbolic link): as the agent refuses it.
+    if (after !== undefined && layoutErrors.length > 0) after = { ok: false, problems: layoutErrors, sensitiveValues: [], text: after.text };
     if (!isAffected(before, after)) continue;
     const preview = await previewInstance(file, before, after, input);
     if (preview.problems.length > 0) problems.push(...preview.problems);
     instances.push(preview.instance);
   }
+  problems.push(...(await ownershipConflicts(headAt, input.renderer)).map(located));
   const frameworks = await frameworkChanges(input.base, input.head, headFiles);
   const acceptable = problems.length === 0 && instances.every((i) => i.outcome !== 'refused');
   return { base: input.baseRef, head: input.headRef, instances, frameworks, problems, acceptable };
@@ -214,4 +223,22 @@ async function instanceUses(tree: FileTree, files: string[]): Promise<{ id: stri
     out.push({ id: `${id.namespace}/${id.name}`, framework: state.framework.name, version: state.framework.version });
   }
   return out;
+}
+
+/**
+ * Objects two instances of the head would both render (every plan of every instance): the change is
+ * not acceptable, as the agent would refuse the second (OBJECT_OWNER_CONFLICT, render/ownership.ts).
+ */
+async function ownershipConflicts(headAt: ReadonlyMap<string, InstanceAt>, renderer: Renderer): Promise<Problem[]> {
+  const all: InstanceObjects[] = [];
+  for (const [file, state] of headAt) {
+    if (!state.ok) continue;
+    const plans: RenderedPlan[] = [];
+    for (const plan of Object.keys(state.framework.decl.plans)) {
+      const r = await renderLoaded(state, plan, {}, renderer);
+      if (r.ok) plans.push(r.plan);
+    }
+    all.push({ file, instance: { namespace: state.instance.namespace, name: state.instance.name }, objects: appliedObjectsOf(plans) });
+  }
+  return ownershipProblems(all);
 }

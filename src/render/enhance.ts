@@ -8,6 +8,7 @@ import { isRecord, type KubeObject, type ObjectMeta } from '../kube/object.js';
 import { isClusterScoped } from './kinds.js';
 import {
   ANNOTATION_CONFIG_HASH,
+  ANNOTATION_OWNER,
   ANNOTATION_FRAMEWORK_VERSION,
   ANNOTATION_PHASE,
   ANNOTATION_PLAN,
@@ -21,6 +22,8 @@ export interface EnhanceContext {
   phase: string;
   step: string;
   labels: Record<string, string>;
+  /** `<namespace>/<instance>`: the owner annotation. */
+  owner: string;
 }
 
 /** The pod template of a workload kind, or undefined. CronJob's lives under its job template. */
@@ -73,6 +76,7 @@ export function enhanceObject(obj: KubeObject, ctx: EnhanceContext): void {
   annotations[ANNOTATION_PLAN] = ctx.plan;
   annotations[ANNOTATION_PHASE] = ctx.phase;
   annotations[ANNOTATION_STEP] = ctx.step;
+  annotations[ANNOTATION_OWNER] = ctx.owner;
   // Readable and stable key order: name, namespace, labels, annotations, then whatever the template set.
   const ordered: ObjectMeta = {};
   if (meta.name !== undefined) ordered.name = meta.name;

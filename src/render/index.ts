@@ -6,6 +6,8 @@
 export type { FileTree, TreeEntry } from './tree.js';
 export type { LayoutFile, RepositoryLayout } from './layout.js';
 export { scanLayout } from './layout.js';
+export type { InstanceObjects, RenderedObjectRef } from './ownership.js';
+export { appliedObjectsOf, ownershipProblems } from './ownership.js';
 export { DirectoryTree, MemoryTree, readText } from './tree.js';
 export type { Problem, Severity } from './problems.js';
 export { RenderProblemsError, hasErrors, looksBinary, printable, problemLocation, sortProblems } from './problems.js';

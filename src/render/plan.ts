@@ -6,7 +6,7 @@
 import { isRecord, refKey, refOf, type KubeObject } from '../kube/object.js';
 import { addConfigHashes, enhanceObject } from './enhance.js';
 import { orderBatch } from './kinds.js';
-import { selectorLabels, standardLabels } from './labels.js';
+import { ownerValue, selectorLabels, standardLabels } from './labels.js';
 import { maskSensitive } from './mask.js';
 import type { Framework } from './model.js';
 import type { ParamValues } from './params.js';
@@ -184,7 +184,7 @@ export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> 
         problems.push(problem({ code: 'RENDER_NAMESPACE_MISMATCH', file: renders[i]!.file, message: `${obj.kind} ${obj.metadata.name} sets namespace "${String(ns)}"; objects of an instance live in its namespace "${instance.namespace}"` }));
         continue;
       }
-      enhanceObject(obj, { namespace: instance.namespace, frameworkVersion: fw.version, plan: input.plan, phase: phase.name, step: step.name, labels });
+      enhanceObject(obj, { namespace: instance.namespace, frameworkVersion: fw.version, plan: input.plan, phase: phase.name, step: step.name, labels, owner: ownerValue(instance) });
       all.push(obj);
       const action: BatchAction = slot.action === 'apply'
         ? { action: 'apply', object: obj, task: slot.task, template: slot.template, force: slot.force }

@@ -12,6 +12,8 @@ import { renderPlan } from './plan.js';
 import { hasErrors, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, loadFramework, loadInstance, loadSettings, parseWith } from './repository.js';
 import { scanLayout, type LayoutFile } from './layout.js';
+import { appliedObjectsOf, ownershipProblems, type InstanceObjects } from './ownership.js';
+import type { RenderedPlan } from './types.js';
 import { problem } from './problems.js';
 import { requestSchema } from './schemas.js';
 import type { Renderer } from './sandbox/renderer.js';
@@ -50,11 +52,12 @@ function sampleValue(p: ParamDecl): unknown {
   }
 }
 
-async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer): Promise<Problem[]> {
+async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer, collect?: (plans: RenderedPlan[]) => void): Promise<Problem[]> {
   const out: Problem[] = [];
   const results = await Promise.all(
     Object.keys(fw.decl.plans).sort().map((plan) => renderPlan({ framework: fw, instance, params, sensitiveValues: sensitive, plan, stepTimeoutSeconds: stepTimeout, renderer })),
   );
+  collect?.(results.flatMap((r) => (r.ok ? [r.plan] : [])));
   const seen = new Set<string>();
   for (const r of results) {
     for (const p of r.problems) {
@@ -83,7 +86,8 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   return problems;
 }
 
-export async function validateInstance(tree: FileTree, file: string, renderer: Renderer, stepTimeout = 600, renderPlans = true): Promise<Problem[]> {
+/** `collect` receives the instance's rendered plans (for the repository-wide ownership check). */
+export async function validateInstance(tree: FileTree, file: string, renderer: Renderer, stepTimeout = 600, renderPlans = true, collect?: (plans: RenderedPlan[]) => void): Promise<Problem[]> {
   const loaded = await loadInstance(tree, file);
   if (!loaded.ok) return loaded.problems;
   const inst: Instance = loaded.value;
@@ -94,7 +98,7 @@ export async function validateInstance(tree: FileTree, file: string, renderer: R
   const resolved = resolveParams(fw.value.params, inst.decl.params, { source: inst.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
   problems.push(...resolved.problems);
   if (hasErrors(resolved.problems) || !renderPlans) return problems;
-  problems.push(...(await renderAllPlans(fw.value, { name: inst.name, namespace: inst.namespace }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer)));
+  problems.push(...(await renderAllPlans(fw.value, { name: inst.name, namespace: inst.namespace }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer, collect)));
   return problems;
 }
 
@@ -120,6 +124,7 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
       problems.push(...found);
     }
     const layout = await scanLayout(tree);
+    const owned: InstanceObjects[] = [];
     problems.push(...layout.problems);
     instances = layout.instances.length;
     for (const ref of layout.instances) {
@@ -129,8 +134,9 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
       const inst = await loadInstance(tree, ref.file);
       // An instance of a broken framework version would repeat the framework's errors: check values only.
       const render = !(inst.ok && badFrameworks.has(`${inst.value.decl.framework}@${inst.value.decl.version}`));
-      problems.push(...(await validateInstance(tree, ref.file, renderer, stepTimeout, render)));
+      problems.push(...(await validateInstance(tree, ref.file, renderer, stepTimeout, render, (plans) => owned.push({ file: ref.file, instance: ref, objects: appliedObjectsOf(plans) }))));
     }
+    problems.push(...ownershipProblems(owned));
     for (const req of layout.requests) problems.push(...(await requestProblems(tree, req, layout.instances)));
   }
   // A framework's problems also surface through each of its instances: keep one of each.

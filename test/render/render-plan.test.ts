@@ -72,7 +72,7 @@ describe('renderPlan on the basic fixture repository', () => {
     const sts = plan.phases[0]!.steps[1]!.actions.find((a) => a.object.kind === 'StatefulSet')!.object;
     expect(sts.metadata.namespace).toBe('apps');
     expect(sts.metadata.labels).toMatchObject({ [LABEL_MANAGED_BY]: 'baton', 'app.kubernetes.io/name': 'demo', [LABEL_INSTANCE]: 'demo', 'baton.dev/framework-version': '1.0.0' });
-    expect(sts.metadata.annotations).toEqual({ 'baton.dev/framework-version': '1.0.0', 'baton.dev/plan': 'deploy', 'baton.dev/phase': 'main', 'baton.dev/step': 'servers' });
+    expect(sts.metadata.annotations).toEqual({ 'baton.dev/framework-version': '1.0.0', 'baton.dev/plan': 'deploy', 'baton.dev/phase': 'main', 'baton.dev/step': 'servers', 'baton.dev/owner': 'apps/demo' });
     const pod = (sts.spec as { template: { metadata: { labels: Record<string, string>; annotations: Record<string, string> } } }).template.metadata;
     expect(pod.labels[LABEL_MANAGED_BY]).toBe('baton');
     expect(pod.annotations[ANNOTATION_CONFIG_HASH]).toMatch(/^[0-9a-f]{64}$/);
