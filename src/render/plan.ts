@@ -40,6 +40,7 @@ export const NAMESPACE_TASK = 'namespace';
 const FAILURE_CODES: Record<FailureKind, string> = {
   runtime: 'TEMPLATE_RUNTIME',
   undefined: 'TEMPLATE_UNDEFINED',
+  value: 'TEMPLATE_VALUE',
   output: 'TEMPLATE_OUTPUT_LIMIT',
   yaml: 'TEMPLATE_YAML',
   alias: 'TEMPLATE_ALIAS_LIMIT',
@@ -121,7 +122,7 @@ function compileAll(fw: Framework, used: Set<string>, problems: Problem[]): Map<
   for (const [name, tpl] of fw.templates) {
     const result = compileTemplate(tpl);
     if (result.ok) compiled.set(name, result.compiled);
-    else if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(result.problem);
+    else if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(...result.problems);
   }
   return compiled;
 }
@@ -167,7 +168,7 @@ export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> 
     const slot = slots[i]!;
     if (!out.ok) {
       const detail = out.outputLine ? ` (rendered output line ${out.outputLine}: ${out.outputText?.trim() ?? ''})` : '';
-      problems.push(problem({ code: FAILURE_CODES[out.kind], file: out.file, line: out.line, message: `${out.message}${detail}` }));
+      problems.push(problem({ code: FAILURE_CODES[out.kind], file: out.file, line: out.line, column: out.column ?? 0, message: `${out.message}${detail}` }));
       return;
     }
     const phase = plan.phases[slot.phase]!;

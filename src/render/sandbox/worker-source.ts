@@ -12,6 +12,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 const jsyaml = require(workerData.jsYamlPath);
 const sandbox = Object.create(null);
 const ctx = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+// js-yaml's own source, evaluated inside the context for fromYaml(); the prelude takes it off the global.
+if (workerData.yamlSource) {
+  new vm.Script('globalThis.__batonYaml = (function () { var exports = {}, module = { exports: exports };\n' + workerData.yamlSource + '\n;return module.exports; })();', { filename: 'js-yaml.min.js' }).runInContext(ctx);
+}
 const api = new vm.Script(workerData.prelude, { filename: 'baton-prelude.js' }).runInContext(ctx);
 const baseline = new Set(Reflect.ownKeys(sandbox));
 const runScript = new vm.Script('__batonRun()', { filename: 'baton-run.js' });
@@ -79,7 +83,7 @@ parentPort.on('message', (msg) => {
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
         if (r.ok === true) copied.push(parseOutput({ text: str(r.text), file: str(r.file) }));
-        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, message: str(r.message) });
+        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
       }
       results.push(copied);
     }
