@@ -13,7 +13,6 @@ import { hasErrors, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
-import { templateLintProblems } from './template-lint.js';
 import type { ParamDecl } from './schemas.js';
 import type { FileTree } from './tree.js';
 
@@ -68,7 +67,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const loaded = await loadFramework(tree, name, version);
   if (!loaded.ok) return loaded.problems;
   const fw = loaded.value;
-  const problems = [...loaded.problems, ...frameworkProblems(fw), ...templateLintProblems(fw)];
+  const problems = [...loaded.problems, ...frameworkProblems(fw)];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
   for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);

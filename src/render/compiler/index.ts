@@ -25,7 +25,7 @@ export interface ContextProblem {
 export type BodyResult = { ok: true; compiled: CompiledBody } | { ok: false; syntax: TemplateSyntaxError } | { ok: false; context: ContextProblem[] };
 
 /** Names the compiled body uses from the sandbox scope (bound once per template). */
-export const ESCAPER_NAMES = ['__p', '__pf', '__pk', '__pfk', '__pa', '__d', '__b', '__c', '__g', '__raw'] as const;
+export const ESCAPER_NAMES = ['__p', '__pf', '__pk', '__pfk', '__pa', '__d', '__b', '__c', '__g', '__raw', '__txt', '__gend'] as const;
 
 /** Group kinds understood by the sandbox's `__g`. */
 export const GROUP_KIND = { plain: 0, plainFlow: 1, key: 2, keyFlow: 3, single: 4 } as const;
@@ -74,8 +74,9 @@ export function compileBody(text: string, locals: readonly string[]): BodyResult
     }
   }
   if (problems.length > 0) return { ok: false, context: problems };
-  const body = generate(splitAtGroups(atoms, analysis.groups), analysis.contexts, analysis.groups, locals);
-  return { ok: true, compiled: { body, sites } };
+  const generated = generate(splitAtGroups(atoms, analysis.groups), analysis.contexts, analysis.groups, locals);
+  if (typeof generated !== 'string') return { ok: false, context: generated };
+  return { ok: true, compiled: { body: generated, sites } };
 }
 
 /** Splits text atoms at group boundaries so each atom is wholly inside or outside a group. */
@@ -127,8 +128,9 @@ function groupKind(g: ScalarGroup): number {
   return g.flow ? GROUP_KIND.plainFlow : GROUP_KIND.plain;
 }
 
-function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: ScalarGroup[], locals: readonly string[]): string {
+function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: ScalarGroup[], locals: readonly string[]): string | ContextProblem[] {
   const lines: string[] = [];
+  const problems: ContextProblem[] = [];
   let text = '';
   const flush = (): void => {
     if (text !== '') lines.push(`__output += ${JSON.stringify(text)};`);
@@ -139,6 +141,35 @@ function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: Sc
   for (let i = 0; i < atoms.length; i++) {
     const a = atoms[i]!;
     const group = sorted[g];
+    if (group?.dynamic && a.at >= group.start && a.at < group.end) {
+      // A scalar with scriptlets in it: printed as text, then judged whole (__gend) at the same nesting level.
+      flush();
+      lines.push('__gs = __output.length;');
+      let depth = 0;
+      let j = i;
+      for (; j < atoms.length; j++) {
+        const b = atoms[j]!;
+        if (b.at > group.end || (b.at === group.end && b.kind !== 'script')) break;
+        if (b.kind === 'text') lines.push(`__output += ${JSON.stringify(b.text)};`);
+        else if (b.kind === 'print') lines.push(`__at = ${b.site}; __output += __txt(${expr(b.tag)});`);
+        else if (b.kind === 'raw') lines.push(`__at = ${b.site}; __output += __raw(${expr(b.tag)});`);
+        else {
+          const shape = scriptletShape(b.tag.code);
+          depth += shape.depth;
+          if (shape.jumps || depth < 0) problems.push({ line: b.tag.line, column: b.tag.column, message: `a scriptlet inside a YAML scalar that holds a <%= %> tag ${shape.jumps ? 'jumps out of it (break, continue or return)' : 'closes a block opened before the scalar'}; compute the value in one tag, e.g. <%= a ? x : y %>` });
+          lines.push(`__at = ${b.site};\n;${b.tag.code}\n;`);
+        }
+      }
+      if (depth > 0) {
+        const last = atoms[j - 1];
+        const tag = last && last.kind !== 'text' ? last.tag : undefined;
+        problems.push({ line: tag?.line ?? 0, column: tag?.column ?? 0, message: 'a scriptlet inside a YAML scalar that holds a <%= %> tag opens a block that the scalar does not close; compute the value in one tag, e.g. <%= a ? x : y %>' });
+      }
+      lines.push(`__output = __gend(${groupKind(group)}, __output, __gs);`);
+      i = j - 1;
+      g++;
+      continue;
+    }
     if (group && a.at >= group.start && a.at < group.end && !(a.kind === 'script')) {
       // Collect the group's pieces: literal text (and raw output) at even indexes, printed values at odd ones.
       flush();
@@ -184,6 +215,38 @@ function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: Sc
     }
   }
   flush();
+  if (problems.length > 0) return problems;
   const destructure = locals.map((n) => `${n} = __locals.${n}`).join(', ');
-  return `"use strict";\nvar __output = "", __t, __at = -1;\ntry {\nvar __locals = (locals || {}), ${destructure};\n${lines.join('\n')}\nreturn __output;\n} catch (e) {\n  rethrow(e, __at);\n}\n`;
+  return `"use strict";\nvar __output = "", __t, __gs = 0, __at = -1;\ntry {\nvar __locals = (locals || {}), ${destructure};\n${lines.join('\n')}\nreturn __output;\n} catch (e) {\n  rethrow(e, __at);\n}\n`;
+}
+
+/**
+ * A scriptlet inside a scalar that is judged whole must leave the nesting as it found it (together with
+ * the other scriptlets of the scalar: an if/else, a loop) and never jump out (break, continue, return),
+ * or the judgement would not run. Strings and comments are skipped when counting brackets.
+ */
+function scriptletShape(code: string): { depth: number; jumps: boolean } {
+  let depth = 0;
+  let stripped = '';
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < code.length && code[i] !== c; i++) if (code[i] === '\\') i++;
+      stripped += ' ';
+      continue;
+    }
+    if (c === '/' && code[i + 1] === '/') {
+      while (i < code.length && code[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '/' && code[i + 1] === '*') {
+      const end = code.indexOf('*/', i + 2);
+      i = end < 0 ? code.length : end + 1;
+      continue;
+    }
+    if (c === '{' || c === '(' || c === '[') depth++;
+    if (c === '}' || c === ')' || c === ']') depth--;
+    stripped += c;
+  }
+  return { depth, jumps: /\b(break|continue|return)\b/.test(stripped) };
 }

@@ -29,6 +29,8 @@ export interface ScalarGroup {
   style: 'plain' | 'single';
   flow: boolean;
   key: boolean;
+  /** Scriptlets inside (an if/else between tags): the scalar's text is judged after it is printed. */
+  dynamic: boolean;
 }
 
 export interface ContextError {
@@ -388,13 +390,14 @@ class Scanner {
   }
 
   private group(start: number, end: number, style: 'plain' | 'single', flow: boolean): void {
-    const inside = this.scriptlets.find((p) => p > start && p < end);
-    if (inside !== undefined) {
-      this.errorsIn(start, end, 'a scriptlet (<% %>) inside a YAML scalar that holds a <%= %> tag: the context cannot be determined; compute the value in one tag, e.g. <%= a ? x : y %>');
+    // Scriptlets at the scalar's edges count too: an if/else around the whole value is judged with it.
+    const dynamic = this.scriptlets.some((p) => p >= start && p <= end) && this.scriptlets.some((p) => p > start && p < end);
+    if (dynamic && style === 'single') {
+      this.errorsIn(start, end, 'a scriptlet (<% %>) inside a single-quoted string that holds a <%= %> tag: compute the value in one tag, e.g. <%= a ? x : y %>');
       return;
     }
     const index = this.groups.length;
-    this.groups.push({ start, end, style, flow, key: false });
+    this.groups.push({ start, end, style, flow, key: false, dynamic });
     for (let q = start; q < end; q++) if (this.s[q] === PRINT) this.set(q, { kind: 'group', group: index });
   }
 

@@ -148,6 +148,16 @@ export const ESCAPE_SOURCE = String.raw`
 
   function raw(v) { return v === undefined || v === null ? '' : String(v); }
 
+  // A scalar with scriptlets in it was printed as text from 'start' on: keep it when it reads back as
+  // that text, else replace it with its double-quoted form.
+  function groupEnd(kind, out, start) {
+    var s = out.slice(start);
+    var ok = kind === 1 || kind === 3 ? plainFlow(s) : plainBlock(s);
+    var result = ok ? s : dq(s);
+    if (kind >= 2 && result.length > 1024) throw fail('a mapping key of ' + s.length + ' characters: YAML implicit keys are at most 1024 characters');
+    return ok ? out : out.slice(0, start) + result;
+  }
+
   return {
     __p: function (v) { return whole(v, plainBlock, false); },
     __pf: function (v) { return whole(v, plainFlow, false); },
@@ -159,6 +169,8 @@ export const ESCAPE_SOURCE = String.raw`
     __c: comment,
     __g: group,
     __raw: raw,
+    __txt: function (v) { return text(v, PART); },
+    __gend: groupEnd,
     dq: dq,
     plainBlock: plainBlock,
   };

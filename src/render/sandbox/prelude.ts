@@ -337,7 +337,7 @@ export const PRELUDE = String.raw`
   var templateScope = ObjectCreate(null);
   ObjectKeys(helpers).forEach(function (n) { templateScope[n] = helpers[n]; });
   ObjectKeys(sprig).forEach(function (n) { if (!(n in templateScope)) templateScope[n] = sprig[n]; });
-  ['__p', '__pf', '__pk', '__pfk', '__pa', '__d', '__b', '__c', '__g', '__raw'].forEach(function (n) { templateScope[n] = escapers[n]; });
+  ['__p', '__pf', '__pk', '__pfk', '__pa', '__d', '__b', '__c', '__g', '__raw', '__txt', '__gend'].forEach(function (n) { templateScope[n] = escapers[n]; });
   ObjectKeys(builtins).forEach(function (n) { templateScope[n] = builtins[n]; });
   Object.freeze(templateScope);
   var baseline = new Set(Reflect.ownKeys(G));
