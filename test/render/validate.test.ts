@@ -83,7 +83,7 @@ describe('validateRepository: <%= %> tags in every YAML context (contextual esca
     ['a tag alone where a key is expected', 'data:\n  a: b\n  <%= params.VALUE %>\n', [7, 3]],
     ['a tag that makes indentation', 'data:\n<%= params.VALUE %>  a: b\n', [6, 1]],
     ['a tag in a block scalar header', 'data:\n  value: | <%= params.VALUE %>\n    x\n', [6, 12]],
-    ['a scriptlet that jumps out of a scalar', 'data:\n<% for (const x of [1]) { %>  value: a<%= x %><% if (x) break; %>b\n<% } %>\n', [6, 45]],
+    ['a scriptlet that jumps out of a scalar', 'data:\n<% for (const x of [1]) { %>  value: a<%= x %><% if (x) break; %>b\n<% } %>\n', [6, 47]],
   ])('GIVEN %s THEN TEMPLATE_CONTEXT names file, line and column', async (_name, body, [line, column]) => {
     const report = await validateRepository(miniRepo({ [TPL]: HEAD + body }), renderer);
     expect(report.ok).toBe(false);
