@@ -146,6 +146,7 @@ function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: Sc
       flush();
       lines.push('__gs = __output.length;');
       let depth = 0;
+      let opener: TagToken | undefined;
       let j = i;
       for (; j < atoms.length; j++) {
         const b = atoms[j]!;
@@ -155,15 +156,14 @@ function generate(atoms: Atom[], contexts: Map<number, PrintContext>, groups: Sc
         else if (b.kind === 'raw') lines.push(`__at = ${b.site}; __output += __raw(${expr(b.tag)});`);
         else {
           const shape = scriptletShape(b.tag.code);
+          if (depth === 0 && shape.depth > 0) opener = b.tag;
           depth += shape.depth;
           if (shape.jumps || depth < 0) problems.push({ line: b.tag.line, column: b.tag.column, message: `a scriptlet inside a YAML scalar that holds a <%= %> tag ${shape.jumps ? 'jumps out of it (break, continue or return)' : 'closes a block opened before the scalar'}; compute the value in one tag, e.g. <%= a ? x : y %>` });
           lines.push(`__at = ${b.site};\n;${b.tag.code}\n;`);
         }
       }
       if (depth > 0) {
-        const last = atoms[j - 1];
-        const tag = last && last.kind !== 'text' ? last.tag : undefined;
-        problems.push({ line: tag?.line ?? 0, column: tag?.column ?? 0, message: 'a scriptlet inside a YAML scalar that holds a <%= %> tag opens a block that the scalar does not close; compute the value in one tag, e.g. <%= a ? x : y %>' });
+        problems.push({ line: opener?.line ?? 0, column: opener?.column ?? 0, message: 'a scriptlet inside a YAML scalar that holds a <%= %> tag opens a block that the scalar does not close; compute the value in one tag, e.g. <%= a ? x : y %>' });
       }
       lines.push(`__output = __gend(${groupKind(group)}, __output, __gs);`);
       i = j - 1;
