@@ -9,7 +9,7 @@ import { frameworkProblems } from './framework-checks.js';
 import { loadInstanceFramework } from './instance-render.js';
 import { isRequired, resolveParams, type ParamValues } from './params.js';
 import { renderPlan } from './plan.js';
-import { hasErrors, sortProblems, type Problem } from './problems.js';
+import { hasErrors, problem, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
@@ -19,6 +19,8 @@ import type { FileTree } from './tree.js';
 export type ValidateScope =
   | { kind: 'repository' }
   | { kind: 'framework'; name: string; version: string }
+  /** Every version of one framework (`baton validate frameworks/<name>`). */
+  | { kind: 'frameworkVersions'; name: string }
   | { kind: 'instance'; file: string };
 
 export interface ValidationReport {
@@ -103,6 +105,11 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
   if (scope.kind === 'framework') {
     frameworks = 1;
     problems.push(...(await validateFramework(tree, scope.name, scope.version, renderer, stepTimeout)));
+  } else if (scope.kind === 'frameworkVersions') {
+    const versions = (await listFrameworks(tree)).filter((f) => f.name === scope.name);
+    frameworks = versions.length;
+    if (versions.length === 0) problems.push(problem({ code: 'FILE_MISSING', file: `frameworks/${scope.name}`, message: `frameworks/${scope.name} has no version folders (frameworks/${scope.name}/<version>/framework.yaml)` }));
+    for (const v of versions) problems.push(...(await validateFramework(tree, v.name, v.version, renderer, stepTimeout)));
   } else if (scope.kind === 'instance') {
     instances = 1;
     problems.push(...(await validateInstance(tree, scope.file, renderer, stepTimeout)));

@@ -67,6 +67,21 @@ describe('baton render', () => {
 });
 
 describe('baton validate', () => {
+  it('GIVEN frameworks/<name> THEN validates every version of that framework (and finds a problem in any of them)', async () => {
+    const dir = tempCopy(BASIC);
+    cpSync(join(dir, 'frameworks/demo/1.0.0'), join(dir, 'frameworks/demo/1.1.0'), { recursive: true });
+    const fw = join(dir, 'frameworks/demo/1.1.0/framework.yaml');
+    writeFileSync(fw, readFileSync(fw, 'utf8').replace('version: 1.0.0', 'version: 1.1.0'));
+    const ok = captureIO();
+    expect(await main(['node', 'baton', 'validate', join(dir, 'frameworks/demo')], ok)).toBe(0);
+    expect(ok.out).toContain('ok: checked 2 version(s) of framework demo');
+    const tpl = join(dir, 'frameworks/demo/1.1.0/templates/configmap.yaml.ejs');
+    writeFileSync(tpl, readFileSync(tpl, 'utf8') + 'extra: &<%= instance.name %> x\n');
+    const bad = captureIO();
+    expect(await main(['node', 'baton', 'validate', join(dir, 'frameworks/demo')], bad)).toBe(1);
+    expect(bad.err).toMatch(/frameworks\/demo\/1\.1\.0\/templates\/configmap\.yaml\.ejs:\d+:\d+: error TEMPLATE_CONTEXT/);
+  });
+
   it('GIVEN a valid repository THEN says ok and exits 0', async () => {
     const io = captureIO(BASIC);
     expect(await main(['node', 'baton', 'validate'], io)).toBe(0);
