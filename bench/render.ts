@@ -95,7 +95,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 1000);
   const rounds = numberArg(args, 'rounds', 5);
   const fw = await zookeeper();
-  const renderer = new Renderer();
+  // No render cache: every round renders the same instances again, and a cache would answer them all.
+  const renderer = new Renderer({ cacheEntries: 0 });
   try {
     const runFloor = floor(fw);
     // Warm up both (worker start, JIT), then measure.

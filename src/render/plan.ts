@@ -17,6 +17,7 @@ import type { BatchAction, ReadinessRule, RenderedPlan, RenderedStep } from './t
 import type { FrameworkDecl } from './schemas.js';
 import { parseDuration } from './versions.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS } from './repository.js';
+import { renderKey } from './render-cache.js';
 
 export interface RenderPlanInput {
   framework: Framework;
@@ -140,6 +141,17 @@ function checkObject(doc: unknown, file: string, index: number, problems: Proble
 }
 
 export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> {
+  const cache = input.renderer.cache;
+  if (cache.capacity <= 0) return renderUncached(input);
+  const key = renderKey(input);
+  const hit = cache.get(key);
+  if (hit) return { ok: true, plan: hit, problems: [] };
+  const result = await renderUncached(input);
+  if (result.ok) cache.set(key, result.plan);
+  return result;
+}
+
+async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
   const { framework: fw, instance } = input;
   const problems: Problem[] = [];
   const { slots, renders } = planSlots(input, problems);

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CompiledTemplate } from './compile.js';
+import { RenderCache } from '../render-cache.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
@@ -58,6 +59,8 @@ export interface RendererOptions {
   maxBatch?: number;
   /** Node flags for the worker (default none), e.g. `--cpu-prof` when profiling the sandbox. */
   execArgv?: string[];
+  /** Rendered plans kept by their inputs (see render-cache.ts); default 512, 0 turns the cache off. */
+  cacheEntries?: number;
 }
 
 interface Pending {
@@ -102,8 +105,11 @@ export class Renderer {
   private scheduled = false;
   private nextId = 1;
   private closed = false;
+  /** Plans rendered with this renderer, by their inputs: unchanged inputs are never rendered twice. */
+  readonly cache: RenderCache;
 
   constructor(options: RendererOptions = {}) {
+    this.cache = new RenderCache(options.cacheEntries ?? 512);
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.memoryMb = options.memoryMb ?? 256;
     this.maxBatch = options.maxBatch ?? 64;
