@@ -6,10 +6,13 @@
 import vm from 'node:vm';
 import { compileTemplate } from '../../src/render/sandbox/compile.js';
 import { PRELUDE } from '../../src/render/sandbox/prelude.js';
+import { sandboxYamlSource } from '../../src/render/sandbox/renderer.js';
 
 type TemplateFn = (locals: Record<string, unknown>, escapeFn: unknown, include: unknown, rethrow: (e: unknown, line?: number, column?: number) => never) => string;
 
 const context = vm.createContext({});
+// As the worker does: js-yaml's own source inside the context, for fromYaml().
+vm.runInContext(`globalThis.__batonYaml = (function () { var exports = {}, module = { exports: exports };\n${sandboxYamlSource()}\n;return module.exports; })();`, context);
 const api = vm.runInContext(PRELUDE, context) as { scope(): Record<string, unknown> };
 const scope = api.scope();
 

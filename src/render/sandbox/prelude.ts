@@ -109,7 +109,8 @@ export const PRELUDE = String.raw`
   function nindent(n, s) { return '\n' + indent(n, s); }
   function quote(v) { return escapers.dq(v === undefined || v === null ? '' : String(v)); }
   function toJson(v) { var s = JSONstringify(v); return s === undefined ? 'null' : s; }
-  function trunc(n, s) { return String(s).slice(0, n); }
+  // Sprig: a negative n keeps the last -n characters.
+  function trunc(n, s) { s = String(s); return n >= 0 ? s.slice(0, n) : s.slice(s.length + n); }
   // Sprig order: required("message", value).
   function required(message, v) {
     if (v === undefined || v === null || v === '') throw new Error(typeof message === 'string' && message !== '' ? message : 'a required value is missing');

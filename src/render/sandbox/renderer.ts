@@ -89,7 +89,7 @@ const MAX_INFLIGHT = 2;
 const JS_YAML_PATH = createRequire(import.meta.url).resolve('js-yaml');
 /** js-yaml's browser build, evaluated inside the sandbox context for fromYaml() (read once). */
 let yamlSource: string | undefined;
-function sandboxYamlSource(): string {
+export function sandboxYamlSource(): string {
   yamlSource ??= readFileSync(join(dirname(JS_YAML_PATH), 'dist', 'js-yaml.min.js'), 'utf8');
   return yamlSource;
 }
