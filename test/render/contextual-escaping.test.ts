@@ -116,7 +116,7 @@ function parseAll(text: string): unknown[][] {
   const eemeli = (version: '1.1' | '1.2'): unknown[] =>
     parseAllDocuments(text, { version, uniqueKeys: true, merge: false }).map((d) => {
       if (d.errors.length > 0) throw new Error(`yaml ${version}: ${d.errors[0]!.message}`);
-      return d.toJS({ maxAliasCount: -1 });
+      return d.toJS({ maxAliasCount: -1 }) as unknown;
     });
   return [jsYaml, eemeli('1.2'), eemeli('1.1')];
 }
