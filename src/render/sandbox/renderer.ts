@@ -10,8 +10,11 @@
  * (nodejs/node#47224). A child's heap limit (`--max-old-space-size`) takes down only the child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { CompiledTemplate } from './compile.js';
+import { RenderCache } from '../render-cache.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
@@ -45,11 +48,11 @@ export interface SandboxJob {
   defines: CompiledTemplate[];
 }
 
-export type FailureKind = 'runtime' | 'undefined' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
+export type FailureKind = 'runtime' | 'undefined' | 'value' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
 
 export type RenderOutput =
   | { ok: true; docs: { index: number; value: unknown }[] }
-  | { ok: false; kind: FailureKind; file: string; line: number; message: string; outputLine?: number; outputText?: string };
+  | { ok: false; kind: FailureKind; file: string; line: number; column?: number; message: string; outputLine?: number; outputText?: string };
 
 export interface RendererOptions {
   /** Wall-clock limit for one batch and for one template render (ms). Default 2000. */
@@ -60,6 +63,8 @@ export interface RendererOptions {
   maxBatch?: number;
   /** Extra Node flags for the sandbox process (default none), e.g. `--cpu-prof` when profiling the sandbox. */
   execArgv?: string[];
+  /** Rendered plans kept by their inputs (see render-cache.ts); default 512, 0 turns the cache off. */
+  cacheEntries?: number;
 }
 
 interface Pending {
@@ -90,6 +95,12 @@ interface Live {
 const MAX_INFLIGHT = 2;
 
 const JS_YAML_PATH = createRequire(import.meta.url).resolve('js-yaml');
+/** js-yaml's browser build, evaluated inside the sandbox context for fromYaml() (read once). */
+let yamlSource: string | undefined;
+export function sandboxYamlSource(): string {
+  yamlSource ??= readFileSync(join(dirname(JS_YAML_PATH), 'dist', 'js-yaml.min.js'), 'utf8');
+  return yamlSource;
+}
 
 export class Renderer {
   private readonly timeoutMs: number;
@@ -102,8 +113,11 @@ export class Renderer {
   private scheduled = false;
   private nextId = 1;
   private closed = false;
+  /** Plans rendered with this renderer, by their inputs: unchanged inputs are never rendered twice. */
+  readonly cache: RenderCache;
 
   constructor(options: RendererOptions = {}) {
+    this.cache = new RenderCache(options.cacheEntries ?? 512);
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.memoryMb = options.memoryMb ?? 256;
     this.maxBatch = options.maxBatch ?? 64;
@@ -180,7 +194,7 @@ export class Renderer {
     });
     const live: Live = { child, known: new Set(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
     // The setup data goes through stdin, read synchronously by the sandbox before anything else.
-    child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH }));
+    child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH, yamlSource: sandboxYamlSource() }));
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?(): void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => { live.stderr = (live.stderr + chunk).slice(-4096); });
