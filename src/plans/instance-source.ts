@@ -6,6 +6,7 @@
 import { refOf, type ObjectRef } from '../kube/object.js';
 import {
   RenderProblemsError,
+  frameworkProblems,
   hasErrors,
   loadInstance,
   loadInstanceFramework,
@@ -47,6 +48,10 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   if (!inst.ok) throw new RenderProblemsError(inst.problems);
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) throw new RenderProblemsError([...inst.problems, ...fw.problems]);
+  // The same framework checks as `baton validate` (duplicate tasks or parameters, a pattern RE2 refuses,
+  // an unknown trigger...): a framework validate rejects is never applied.
+  const unsound = frameworkProblems(fw.value).filter((p) => p.severity === 'error');
+  if (unsound.length > 0) throw new RenderProblemsError(unsound);
   // The same schedule checks as `baton validate`: a schedule that can never run is refused, not ignored.
   // Not for a removal: schedules no longer matter, and they must not keep the objects in the cluster.
   const schedules = extras.removed === true ? [] : scheduleProblems(inst.value, new Set(Object.keys(fw.value.decl.plans)));

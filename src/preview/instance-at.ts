@@ -5,7 +5,7 @@
  */
 import { desiredStateOf } from '../plans/desired.js';
 import type { DesiredState } from '../plans/selection.js';
-import { hasErrors, loadInstance, loadInstanceFramework, resolveParams } from '../render/index.js';
+import { frameworkProblems, hasErrors, loadInstance, loadInstanceFramework, resolveParams } from '../render/index.js';
 import type { FileTree, Framework, Instance, Problem } from '../render/index.js';
 
 export type InstanceAt =
@@ -19,6 +19,9 @@ export async function instanceAt(tree: FileTree, file: string): Promise<Instance
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [], text };
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [], text };
+  // As the agent: a framework that validate rejects is refused, not previewed as if it would run.
+  const unsound = frameworkProblems(fw.value).filter((p) => p.severity === 'error');
+  if (unsound.length > 0) return { ok: false, problems: unsound, sensitiveValues: [], text };
   const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
   if (hasErrors(resolved.problems)) return { ok: false, problems: resolved.problems, sensitiveValues: resolved.sensitiveValues, text };
   return {

@@ -40,6 +40,7 @@ export { compareSemver, isDnsLabel, isSemver, latestVersion, parseDuration } fro
 export type { BatchAction, ReadinessRule, RenderedPhase, RenderedPlan, RenderedStep, Strategy } from './types.js';
 export type { ValidateScope, ValidationReport } from './validate.js';
 export { validateFramework, validateInstance, validateRepository } from './validate.js';
+export { frameworkProblems } from './framework-checks.js';
 export type { FormatOptions } from './format.js';
 export { formatProblem, formatProblems } from './format.js';
 export { scheduleProblems, isValidTimezone } from './schedules.js';

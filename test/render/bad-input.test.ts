@@ -22,7 +22,10 @@ const cases = readdirSync(CORPUS)
       renderer?: RendererOptions;
     };
     delete files['expect.yaml'];
-    return { name, files, ...expectFile };
+    // `<path>.absent` removes that file of the base repository.
+    const absent = Object.keys(files).filter((f) => f.endsWith('.absent')).map((f) => f.slice(0, -'.absent'.length));
+    for (const f of Object.keys(files)) if (f.endsWith('.absent')) delete files[f];
+    return { name, files, absent, ...expectFile };
   });
 
 const renderer = testRenderer();
@@ -34,9 +37,11 @@ describe('the bad-input corpus', () => {
     expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
   });
 
-  it.each(cases)('$name: $description is reported with its code and location', async ({ files, problems, renderer: limits }) => {
+  it.each(cases)('$name: $description is reported with its code and location', async ({ files, absent, problems, renderer: limits }) => {
     const own = limits ? new Renderer(limits) : undefined;
-    const report = await validateRepository(treeOf(base, files), own ?? renderer).finally(() => own?.close());
+    const tree = treeOf(base, files);
+    for (const f of absent) tree.delete(f);
+    const report = await validateRepository(tree, own ?? renderer).finally(() => own?.close());
     for (const expected of problems) {
       expect(report.problems).toContainEqual(expect.objectContaining(expected));
     }
