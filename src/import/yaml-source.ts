@@ -3,7 +3,7 @@
  * and column of the node it concerns. Syntax errors (and duplicate keys) become `error` findings.
  */
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import type { FindingLog, SourceLocation } from './report.js';
+import { locate, type FindingLog, type SourceLocation } from './report.js';
 
 export interface YamlSource {
   file: string;
@@ -12,14 +12,22 @@ export interface YamlSource {
   at(path: readonly (string | number)[]): SourceLocation;
 }
 
-export function parseYamlSource(file: string, text: string, log: FindingLog): YamlSource | undefined {
+/** For YAML produced from a template: the template's text and where each offset of the YAML came from. */
+export interface Origin {
+  text: string;
+  source(offset: number): number;
+}
+
+export function parseYamlSource(file: string, text: string, log: FindingLog, origin?: Origin): YamlSource | undefined {
   const lines = new LineCounter();
+  const where = (offset: number): SourceLocation => {
+    if (origin) return locate(file, origin.text, origin.source(offset));
+    const pos = lines.linePos(offset);
+    return { file, line: pos.line, column: pos.col };
+  };
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const pos = lines.linePos(e.pos[0]);
-      log.error('IMPORT_YAML_SYNTAX', { file, line: pos.line, column: pos.col }, `malformed YAML: ${e.message.split('\n')[0] ?? ''}`);
-    }
+    for (const e of doc.errors) log.error('IMPORT_YAML_SYNTAX', where(e.pos[0]), `malformed YAML: ${e.message.split('\n')[0] ?? ''}`);
     return undefined;
   }
   let value: unknown;
@@ -29,10 +37,10 @@ export function parseYamlSource(file: string, text: string, log: FindingLog): Ya
     log.error('IMPORT_YAML_SYNTAX', { file, line: 0, column: 0 }, `malformed YAML: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
-  return { file, value, at: (path) => nodeLocation(doc, lines, file, path) };
+  return { file, value, at: (path) => nodeLocation(doc, file, path, where) };
 }
 
-function nodeLocation(doc: Document, lines: LineCounter, file: string, path: readonly (string | number)[]): SourceLocation {
+function nodeLocation(doc: Document, file: string, path: readonly (string | number)[], where: (offset: number) => SourceLocation): SourceLocation {
   for (let n = path.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
     const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
@@ -45,8 +53,7 @@ function nodeLocation(doc: Document, lines: LineCounter, file: string, path: rea
         const keyRange = (pair?.key as { range?: [number, number, number] } | null)?.range;
         if (keyRange) offset = keyRange[0];
       } else if (isSeq(parent)) offset = range[0];
-      const pos = lines.linePos(offset);
-      return { file, line: pos.line, column: pos.col };
+      return where(offset);
     }
   }
   return { file, line: 0, column: 0 };

@@ -146,7 +146,7 @@ export const FUNCTIONS: Record<string, FunctionSpec> = {
 };
 
 /** Functions whose output is YAML or text by construction: printed raw (`<%-`), as Go inserts text. */
-export const RAW_FUNCTIONS = new Set(['toYaml', 'toJson', 'indent', 'nindent', 'include']);
+export const RAW_FUNCTIONS = new Set(['toYaml', 'toJson', 'indent', 'nindent']);
 
 /** Sprig functions deliberately not translated: non-deterministic or reaching outside the template. */
 export const REFUSED_FUNCTIONS: Record<string, string> = {

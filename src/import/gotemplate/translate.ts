@@ -284,7 +284,8 @@ class Translator {
         return;
       case 'template': {
         const arg = n.pipe ? this.evalPipe(n.pipe, scope) : undefined;
-        items.push({ k: 'out', pos: n.pos, val: this.callDefine(n.name, arg, n.pos), raw: true, scalar: UNDEFINED });
+        const val = this.callDefine(n.name, arg, n.pos);
+        items.push({ k: 'out', pos: n.pos, val, raw: false, scalar: val });
         return;
       }
       case 'break':
@@ -485,7 +486,8 @@ class Translator {
     let expr: string;
     if (hasCtrl) expr = `(() => { let __s = ''; ${this.builder(parts)} return __s; })()`;
     else expr = parts.filter((p) => p.k !== 'text' || p.text !== '').map((p) => (p.k === 'text' ? JSON.stringify(p.text) : this.textOf((p as Extract<Item, { k: 'out' }>).val))).join(' + ');
-    if (e.context === 'plain' && texts.every((t) => /^[-+0-9.eE]*$/.test(t.text))) {
+    const maybeNumber = texts.some((t) => /[0-9]/.test(t.text)) || outs.some((p) => p.k === 'out' && p.val.t !== 'string');
+    if (e.context === 'plain' && maybeNumber && texts.every((t) => /^[-+0-9.eE]*$/.test(t.text))) {
       this.uses.add('yamlPlain');
       expr = `yamlPlain(${expr})`;
     }
