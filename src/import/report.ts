@@ -50,7 +50,13 @@ export function hasImportErrors(findings: readonly Finding[]): boolean {
 export class FindingLog {
   readonly findings: Finding[] = [];
 
+  private readonly seen = new Set<string>();
+
+  /** Records a finding once: the same finding at the same place (a shared resource set read twice) is kept once. */
   add(level: FindingLevel, code: string, at: SourceLocation, message: string): void {
+    const key = `${level}|${code}|${at.file}|${at.line}|${at.column}|${message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     this.findings.push({ level, code, at, message });
   }
   mapped(code: string, at: SourceLocation, message: string): void {

@@ -16,6 +16,7 @@ import { registerAgent } from './agent.js';
 import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
+import { registerImport } from './import.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -32,4 +33,5 @@ export const commands: RegisterCommand[] = [
   registerCluster,
   registerTest,
   registerDemo,
+  registerImport,
 ];

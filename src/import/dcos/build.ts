@@ -399,7 +399,12 @@ export class DcosBuilder {
     const plan = this.podPlans.get(pod.name)!;
     const image = this.image(pod);
     const built = plan.running.map((t) => this.container(pod, t, image, true));
-    const inits = plan.init.map((t) => this.container(pod, t, image, true));
+    const inits = plan.init.map((t) => {
+      const b = this.container(pod, t, image, true);
+      // Init containers have no ports or probes in Kubernetes.
+      for (const k of ['ports', 'livenessProbe', 'readinessProbe', 'startupProbe']) b.container[k] = undefined;
+      return { ...b, ports: [] };
+    });
     const count = this.ex(pod.raw.count ?? 1, [...pod.path, 'count']) ?? lit('1');
     const claims = new Map<string, Tree>();
     for (const b of [...inits, ...built]) for (const c of b.claims) claims.set(JSON.stringify((c as { metadata: { name: string } }).metadata.name), c);
@@ -413,7 +418,7 @@ export class DcosBuilder {
     const sched = this.scheduling(pod);
     const grace = Math.max(0, ...pod.tasks.map((t) => Number(t.raw['kill-grace-period'] ?? 0)).filter(Number.isFinite));
     const spec: Record<string, Tree | undefined> = {
-      serviceName: this.name(pod.name),
+      serviceName: this.name(`${pod.name}-hs`),
       replicas: this.leaf(count, 'number'),
       podManagementPolicy: plan.policy,
       selector: { matchLabels: js(this.selector(pod.name)) },
@@ -432,15 +437,15 @@ export class DcosBuilder {
       volumeClaimTemplates: claims.size > 0 ? [...claims.values()] : undefined,
     };
     const sts: Tree = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: this.name(pod.name), labels: { 'app.kubernetes.io/component': pod.name } }, spec };
-    this.log.mapped('IMPORT_DCOS_POD', this.at(pod.path), `pod ${pod.name} -> StatefulSet <instance>-${pod.name} (${built.length} container(s)${inits.length ? `, ${inits.length} init container(s)` : ''}, podManagementPolicy ${plan.policy})`);
+    this.log.mapped('IMPORT_DCOS_POD', this.at(pod.path), `pod ${pod.name} -> StatefulSet <instance>-${pod.name} with headless Service <instance>-${pod.name}-hs (${built.length} container(s)${inits.length ? `, ${inits.length} init container(s)` : ''}, podManagementPolicy ${plan.policy})`);
     const resources = [`${pod.name}.yaml.ejs`];
     this.template(`${pod.name}.yaml.ejs`, [sts]);
-    const allPorts = [...inits, ...built].flatMap((b) => b.ports);
+    const allPorts = [...new Map(built.flatMap((b) => b.ports).map((p) => [p.name, p])).values()];
     const services: Tree[] = [
       {
         apiVersion: 'v1',
         kind: 'Service',
-        metadata: { name: this.name(pod.name), labels: { 'app.kubernetes.io/component': pod.name } },
+        metadata: { name: this.name(`${pod.name}-hs`), labels: { 'app.kubernetes.io/component': pod.name } },
         spec: { clusterIP: 'None', publishNotReadyAddresses: true, selector: js(this.selector(pod.name)), ports: allPorts.length > 0 ? allPorts.map((p) => ({ name: p.name, port: this.leaf(p.port, 'number')! })) : [{ name: 'none', port: 1 }] },
       },
     ];

@@ -13,6 +13,9 @@ import { parseMustache } from './mustache.js';
 
 type Token = [string, string, number, number, Token[]?];
 
+/** Variables the SDK gives a running task that no template rendered ahead of time can know. */
+const RUNTIME = new Set(['TASK_NAME', 'POD_INSTANCE_INDEX', 'FRAMEWORK_HOST', 'LIBPROCESS_IP', 'STATSD_UDP_HOST', 'STATSD_UDP_PORT', 'HOST']);
+
 export interface ConfigTemplateInput {
   file: string;
   text: string;
@@ -34,11 +37,15 @@ export function configTemplateJs(input: ConfigTemplateInput): string | undefined
       for (const p of paramsOf(e)) input.used.add(p);
       return exprJs(e, input.params, 'string');
     }
-    if (!reported.has(name)) {
+    const at = locate(input.file, input.text, pos);
+    if (RUNTIME.has(name) || name.startsWith('MESOS_')) {
+      if (!reported.has(name)) input.log.untranslated('IMPORT_DCOS_CONFIG_RUNTIME_VARIABLE', at, `${name} is only known to a running task, not to a ConfigMap shared by every pod: the file keeps \${${name}} for the task's command to expand (e.g. with envsubst)`);
       reported.add(name);
-      input.log.untranslated('IMPORT_DCOS_CONFIG_RUNTIME_VARIABLE', locate(input.file, input.text, pos), `${name} is only known to a running task, not to a ConfigMap shared by every pod: the file keeps \${${name}} for the task's command to expand (e.g. with envsubst)`);
+      return JSON.stringify(`\${${name}}`);
     }
-    return JSON.stringify(`\${${name}}`);
+    if (!reported.has(name)) input.log.mapped('IMPORT_DCOS_CONFIG_UNSET', at, `${name} is not in the task's environment (as rendered by bootstrap, an unset variable is empty and its sections are left out)`);
+    reported.add(name);
+    return "''";
   };
   const stmts = (ts: Token[]): string =>
     ts
