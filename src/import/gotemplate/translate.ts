@@ -433,14 +433,19 @@ class Translator {
       }
       return depth === 0;
     };
+    const isLoop = (i: number): boolean => this.ctrlAt(skel, i)?.code.startsWith('for (') === true || this.ctrlAt(skel, i)?.code.startsWith('{ const __r') === true;
     return extents.map((x) => {
-      if (depthOk(x.start, x.end)) return x;
       let s = x.start;
       let e = x.end;
       while (s > 0 && skel[s - 1] === CONTROL) s--;
       while (e < skel.length && skel[e] === CONTROL) e++;
-      for (let a = x.start; a >= s; a--) for (let b = x.end; b <= e; b++) if (depthOk(a, b)) return { ...x, start: a, end: b };
-      return { ...x, context: 'line' as const, unbalanced: true };
+      // The widest balanced extent with its neighbouring control actions: needed when the value is
+      // inside a loop on the same line (each iteration adds to the one value, as Go's text does).
+      let wide: Extent | undefined;
+      for (let a = s; a <= x.start && !wide; a++) for (let b = e; b >= x.end && !wide; b--) if (depthOk(a, b)) wide = { ...x, start: a, end: b };
+      const loops = wide !== undefined && [...skel.slice(wide.start, wide.end)].some((c, i) => c === CONTROL && isLoop(wide!.start + i));
+      if (depthOk(x.start, x.end) && !loops) return x;
+      return wide ?? { ...x, context: 'line' as const, unbalanced: true };
     });
   }
 
