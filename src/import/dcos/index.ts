@@ -77,11 +77,12 @@ export function importDcos(o: DcosImportOptions): ImportResult {
   const used = new Set<string>();
   const values = new SpecValues(src, expanded.uses, vars, log, used);
   const spec = isRecord(src.value) ? src.value : {};
-  const rawName = o.name ?? (typeof meta.name === 'string' ? meta.name : undefined) ?? values.importValue(spec.name, ['name']) ?? '';
-  const name = toDnsLabel(rawName);
+  const nameValue = typeof spec.name === 'string' && !/\uE100/.test(spec.name) ? spec.name : typeof spec.name === 'string' ? expanded.uses.reduce((t, u, i) => t.replace(`\uE100${i}\uE101`, vars.value(u.name) ?? '\uE100'), spec.name) : '';
+  const rawName = o.name ?? (typeof meta.name === 'string' ? meta.name : undefined) ?? (nameValue.includes('\uE100') ? '' : nameValue);
+  let name = toDnsLabel(rawName);
   if (name === '') {
-    log.error('IMPORT_DCOS_NAME', src.at(['name']), 'the service has no name (pass --name)');
-    return result;
+    log.error('IMPORT_DCOS_NAME', src.at(['name']), 'the framework name is not known at import time (svc.yml names the service with a variable): pass --name');
+    name = 'service';
   }
   const rawVersion = o.version ?? (typeof meta.version === 'string' ? meta.version : undefined);
   const version = rawVersion === undefined ? '1.0.0' : toSemver(rawVersion);
