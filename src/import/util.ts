@@ -19,3 +19,10 @@ export function toSemver(v: string): string | undefined {
   if (!m) return undefined;
   return `${Number(m[1])}.${Number(m[2] ?? 0)}.${Number(m[3] ?? 0)}${m[4] ?? ''}${m[5] ?? ''}`;
 }
+
+/** Text of a scalar from parsed YAML/JSON: strings as they are, numbers and booleans printed, anything else as JSON. */
+export function scalarText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v) ?? '';
+}

@@ -14,7 +14,7 @@ import { configTemplateJs } from './config-template.js';
 import { js, toEjsYaml, type JsLeaf, type Tree } from './emit.js';
 import { concat, exprJs, isLiteral, lit, literalText, paramsOf, type Expr } from './expr.js';
 import { placementToScheduling } from './placement.js';
-import type { Goal, PhaseSpec, PlanSpec, PodSpec, SpecValues, TaskSpec } from './spec.js';
+import type { PhaseSpec, PlanSpec, PodSpec, SpecValues, TaskSpec } from './spec.js';
 import type { Variables } from './vars.js';
 
 export const SANDBOX = '/mnt/mesos/sandbox';
@@ -274,7 +274,7 @@ export class DcosBuilder {
     const exec = { command: ['/bin/sh', '-c', this.leaf(cmd, 'string')!] };
     const probe: Record<string, Tree | undefined> = { exec, periodSeconds: num('interval'), initialDelaySeconds: num('delay'), timeoutSeconds: num('timeout') };
     if (kind === 'health') probe.failureThreshold = num('max-consecutive-failures');
-    const out: { probe?: Tree; startup?: Tree } = { probe: probe as Tree };
+    const out: { probe?: Tree; startup?: Tree } = { probe: probe };
     const grace = raw['grace-period'];
     if (kind === 'health' && (typeof grace === 'number' || typeof grace === 'string')) {
       const interval = typeof raw.interval === 'number' ? raw.interval : 10;
@@ -294,23 +294,7 @@ export class DcosBuilder {
     const mem = this.ex(res.raw.memory, [...res.path, 'memory']);
     const gpus = this.ex(res.raw.gpus, [...res.path, 'gpus']);
     const ports = this.ports(res.raw, res.path);
-    const env: Tree[] = [];
-    if (withEnv) {
-      env.push({ name: 'MESOS_SANDBOX', value: SANDBOX }, { name: 'FRAMEWORK_NAME', value: js('instance.name') }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
-      env.push({ name: 'POD_INSTANCE_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" } } });
-      env.push({ name: 'TASK_NAME', value: `$(POD_NAME)-${t.name}` });
-    }
-    for (const p of ports) env.push({ name: p.env, value: this.leaf(p.port, 'string')! });
-    for (const [k, e] of this.i.vars.taskConfig(pod.name)) {
-      for (const p of paramsOf(e)) this.i.values.used.add(p);
-      env.push({ name: k, value: this.leaf(e, 'string')! });
-    }
-    if (isRecord(t.raw.env)) {
-      for (const [k, v] of Object.entries(t.raw.env)) {
-        const e = this.ex(v, [...t.path, 'env', k]);
-        if (e) env.push({ name: k, value: this.leaf(e, 'string')! });
-      }
-    }
+    const env = this.env(pod, t, ports, withEnv);
     const resources: Record<string, Tree> = {};
     const requests: Record<string, Tree> = {};
     const limits: Record<string, Tree> = {};
@@ -331,8 +315,52 @@ export class DcosBuilder {
       mounts.push({ name: v.name, mountPath: this.mountPath(v.path) });
       claims.push({ metadata: { name: v.name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: this.leaf(concat(v.size, lit('Mi')), 'string')! } } } });
     }
+    const configs = this.configs(pod, t, ports, mounts);
+    const health = this.probe(t.raw['health-check'], [...t.path, 'health-check'], 'health');
+    const ready = this.probe(t.raw['readiness-check'], [...t.path, 'readiness-check'], 'readiness');
+    const container: Record<string, Tree | undefined> = {
+      name: toDnsLabel(t.name),
+      image,
+      command: ['/bin/sh', '-c', this.leaf(cmd ?? lit('true'), 'string')!],
+      workingDir: SANDBOX,
+      env,
+      ports: ports.length > 0 ? ports.map((p) => ({ name: p.name, containerPort: this.leaf(p.port, 'number')! })) : undefined,
+      resources: Object.keys(resources).length > 0 ? resources : undefined,
+      volumeMounts: mounts,
+      startupProbe: health.startup,
+      livenessProbe: health.probe,
+      readinessProbe: ready.probe,
+    };
+    return { container, claims, configs, ports };
+  }
+
+  /** The task's environment: the SDK's variables, ports, TASKCFG_ options of the pod, then its own env. */
+  private env(pod: PodSpec, t: TaskSpec, ports: ReturnType<DcosBuilder['ports']>, withSdk: boolean): Tree[] {
+    const env: Tree[] = [];
+    if (withSdk) {
+      env.push({ name: 'MESOS_SANDBOX', value: SANDBOX }, { name: 'FRAMEWORK_NAME', value: js('instance.name') }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+      env.push({ name: 'POD_INSTANCE_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" } } });
+      env.push({ name: 'TASK_NAME', value: `$(POD_NAME)-${t.name}` });
+    }
+    for (const p of ports) env.push({ name: p.env, value: this.leaf(p.port, 'string')! });
+    for (const [k, e] of this.i.vars.taskConfig(pod.name)) {
+      for (const p of paramsOf(e)) this.i.values.used.add(p);
+      env.push({ name: k, value: this.leaf(e, 'string')! });
+    }
+    if (isRecord(t.raw.env)) {
+      for (const [k, v] of Object.entries(t.raw.env)) {
+        const e = this.ex(v, [...t.path, 'env', k]);
+        if (e) env.push({ name: k, value: this.leaf(e, 'string')! });
+      }
+    }
+    return env;
+  }
+
+  /** Config templates -> ConfigMap keys (EJS that builds each file) mounted at their destinations. */
+  private configs(pod: PodSpec, t: TaskSpec, ports: ReturnType<DcosBuilder['ports']>, mounts: Tree[]): { key: string; js: string; dest: Tree }[] {
     const configs: { key: string; js: string; dest: Tree }[] = [];
-    if (isRecord(t.raw.configs)) {
+    if (!isRecord(t.raw.configs)) return configs;
+    {
       const taskEnv = new Map<string, Expr>([...this.i.vars.taskConfig(pod.name)]);
       taskEnv.set('MESOS_SANDBOX', lit(SANDBOX));
       taskEnv.set('FRAMEWORK_NAME', [{ instance: true }]);
@@ -361,22 +389,7 @@ export class DcosBuilder {
         this.log.mapped('IMPORT_DCOS_CONFIG', this.at(cp), `config template ${c.template} -> ConfigMap <instance>-${pod.name}-config key ${key}, mounted at ${dest} (rendered by Baton, not by bootstrap)`);
       }
     }
-    const health = this.probe(t.raw['health-check'], [...t.path, 'health-check'], 'health');
-    const ready = this.probe(t.raw['readiness-check'], [...t.path, 'readiness-check'], 'readiness');
-    const container: Record<string, Tree | undefined> = {
-      name: toDnsLabel(t.name),
-      image,
-      command: ['/bin/sh', '-c', this.leaf(cmd ?? lit('true'), 'string')!],
-      workingDir: SANDBOX,
-      env,
-      ports: ports.length > 0 ? ports.map((p) => ({ name: p.name, containerPort: this.leaf(p.port, 'number')! })) : undefined,
-      resources: Object.keys(resources).length > 0 ? resources : undefined,
-      volumeMounts: mounts,
-      startupProbe: health.startup,
-      livenessProbe: health.probe,
-      readinessProbe: ready.probe,
-    };
-    return { container, claims, configs, ports };
+    return configs;
   }
 
   private image(pod: PodSpec): Tree {
@@ -505,7 +518,7 @@ export class DcosBuilder {
         backoffLimit: 3,
         template: {
           metadata: { labels: { 'app.kubernetes.io/component': key } },
-          spec: { restartPolicy: 'OnFailure', containers: [b.container as Tree], volumes: [{ name: 'sandbox', emptyDir: {} }, ...(b.configs.length > 0 ? [{ name: 'config', configMap: { name: this.name(`${pod.name}-config`) } }] : [])] },
+          spec: { restartPolicy: 'OnFailure', containers: [b.container], volumes: [{ name: 'sandbox', emptyDir: {} }, ...(b.configs.length > 0 ? [{ name: 'config', configMap: { name: this.name(`${pod.name}-config`) } }] : [])] },
         },
       },
     };

@@ -6,11 +6,11 @@
 import type { FrameworkDecl, ParamDecl } from '../../render/schemas.js';
 import type { PackageFiles } from '../package-files.js';
 import { FindingLog, locate, type ImportResult } from '../report.js';
-import { parseYamlSource } from '../yaml-source.js';
+import { parseYamlSource, type YamlSource } from '../yaml-source.js';
 import { yamlFile } from '../generated-yaml.js';
 import { isRecord, toDnsLabel, toSemver } from '../util.js';
 import { DcosBuilder } from './build.js';
-import { expandSpec, mustacheNames, parseMustache } from './mustache.js';
+import { expandSpec, mustacheNames, parseMustache, type VarUse } from './mustache.js';
 import { readPlans, readPods, SpecValues } from './spec.js';
 import { readOptions, variablesFromPackage, variablesWithoutPackage, type Variables } from './vars.js';
 
@@ -77,20 +77,9 @@ export function importDcos(o: DcosImportOptions): ImportResult {
   const used = new Set<string>();
   const values = new SpecValues(src, expanded.uses, vars, log, used);
   const spec = isRecord(src.value) ? src.value : {};
-  const nameValue = typeof spec.name === 'string' && !/\uE100/.test(spec.name) ? spec.name : typeof spec.name === 'string' ? expanded.uses.reduce((t, u, i) => t.replace(`\uE100${i}\uE101`, vars.value(u.name) ?? '\uE100'), spec.name) : '';
-  const rawName = o.name ?? (typeof meta.name === 'string' ? meta.name : undefined) ?? (nameValue.includes('\uE100') ? '' : nameValue);
-  let name = toDnsLabel(rawName);
-  if (name === '') {
-    log.error('IMPORT_DCOS_NAME', src.at(['name']), 'the framework name is not known at import time (svc.yml names the service with a variable): pass --name');
-    name = 'service';
-  }
-  const rawVersion = o.version ?? (typeof meta.version === 'string' ? meta.version : undefined);
-  const version = rawVersion === undefined ? '1.0.0' : toSemver(rawVersion);
-  if (version === undefined) {
-    log.error('IMPORT_DCOS_VERSION', { file: o.version ? '--version' : 'package.json', line: 0, column: 0 }, `version ${JSON.stringify(rawVersion)} is not a semantic version (pass --version)`);
-    return result;
-  }
-  if (rawVersion === undefined) log.mapped('IMPORT_DCOS_VERSION', { file: o.svc.file, line: 0, column: 0 }, 'no version (no package.json, no --version): the framework version is 1.0.0');
+  const id = identity(o, meta, spec, expanded.uses, vars, src, log);
+  if (!id) return result;
+  const { name, version } = id;
   if (spec.scheduler !== undefined) log.untranslated('IMPORT_DCOS_SCHEDULER', src.at(['scheduler']), 'scheduler settings (principal, user, zookeeper) belong to the DC/OS scheduler; Baton is the scheduler here');
   for (const k of ['web-url', 'replacement-failure-policy'] as const) if (spec[k] !== undefined) log.untranslated('IMPORT_DCOS_SCHEDULER', src.at([k]), `${k} belongs to the DC/OS scheduler; left out`);
   const pods = readPods(values, log);
@@ -109,4 +98,23 @@ export function importDcos(o: DcosImportOptions): ImportResult {
   const source = `Imported by baton import dcos from ${o.svc.file}${o.pkg ? ` and package ${o.pkg.source}` : ''}.\nThe import report is IMPORT.md beside this file.`;
   result.files = [{ path: 'framework.yaml', content: yamlFile(source, decl) }, { path: 'params.yaml', content: yamlFile(source, params) }, ...built.templates];
   return result;
+}
+
+/** The framework's name and version: flags, else package.json, else svc.yml's name (and 1.0.0). */
+function identity(o: DcosImportOptions, meta: Record<string, unknown>, spec: Record<string, unknown>, uses: VarUse[], vars: Variables, src: YamlSource, log: FindingLog): { name: string; version: string } | undefined {
+  const nameValue = typeof spec.name === 'string' && !/\uE100/.test(spec.name) ? spec.name : typeof spec.name === 'string' ? uses.reduce((t: string, u, i) => t.replace(`\uE100${i}\uE101`, vars.value(u.name) ?? '\uE100'), spec.name) : '';
+  const rawName = o.name ?? (typeof meta.name === 'string' ? meta.name : undefined) ?? (nameValue.includes('\uE100') ? '' : nameValue);
+  let name = toDnsLabel(rawName);
+  if (name === '') {
+    log.error('IMPORT_DCOS_NAME', src.at(['name']), 'the framework name is not known at import time (svc.yml names the service with a variable): pass --name');
+    name = 'service';
+  }
+  const rawVersion = o.version ?? (typeof meta.version === 'string' ? meta.version : undefined);
+  const version = rawVersion === undefined ? '1.0.0' : toSemver(rawVersion);
+  if (version === undefined) {
+    log.error('IMPORT_DCOS_VERSION', { file: o.version ? '--version' : 'package.json', line: 0, column: 0 }, `version ${JSON.stringify(rawVersion)} is not a semantic version (pass --version)`);
+    return undefined;
+  }
+  if (rawVersion === undefined) log.mapped('IMPORT_DCOS_VERSION', { file: o.svc.file, line: 0, column: 0 }, 'no version (no package.json, no --version): the framework version is 1.0.0');
+  return { name, version };
 }

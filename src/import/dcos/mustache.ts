@@ -23,7 +23,7 @@ export interface Expanded {
   text: string;
   uses: VarUse[];
   /** Source offset of an offset of `text`. */
-  source(offset: number): number;
+  source: (offset: number) => number;
 }
 
 export function locateMustacheError(file: string, text: string, err: unknown): SourceLocation {
@@ -95,7 +95,7 @@ export function expandSpec(file: string, source: string, tokens: Token[], valueO
   return {
     text,
     uses,
-    source(offset) {
+    source: (offset) => {
       let best: [number, number] = [0, 0];
       for (const a of anchors) if (a[0] <= offset) best = a;
       return best[1] + (offset - best[0]);
@@ -108,9 +108,9 @@ export function splitVars(s: string): (string | number)[] {
   const out: (string | number)[] = [];
   let last = 0;
   for (const m of s.matchAll(VAR_RE)) {
-    if (m.index! > last) out.push(s.slice(last, m.index));
+    if (m.index > last) out.push(s.slice(last, m.index));
     out.push(Number(m[1]));
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   if (last < s.length) out.push(s.slice(last));
   return out;

@@ -27,7 +27,7 @@ function parseConstraints(text: string): string[][] | undefined {
   if (t.startsWith('[')) {
     try {
       const v = JSON.parse(t) as unknown;
-      if (Array.isArray(v) && v.every((c) => Array.isArray(c) && c.every((x) => typeof x === 'string'))) return v as string[][];
+      if (Array.isArray(v) && v.every((c) => Array.isArray(c) && c.every((x) => typeof x === 'string'))) return v;
     } catch {
       return undefined;
     }
@@ -61,46 +61,57 @@ export function placementToScheduling(text: string, selector: string, at: Source
   const nodeTerms: Tree[] = [];
   const spread: Tree[] = [];
   const labelSelector = { matchLabels: js(selector) };
-  for (const c of constraints) {
-    const [field = '', op = '', value] = c;
-    const k = key(field, at, log);
-    switch (op.toUpperCase()) {
-      case 'UNIQUE':
-        antiAffinity.push({ labelSelector, topologyKey: k });
-        log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:UNIQUE -> required pod anti-affinity on ${k}`);
-        break;
-      case 'GROUP_BY':
-        spread.push({ maxSkew: 1, topologyKey: k, whenUnsatisfiable: 'ScheduleAnyway', labelSelector });
-        log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:GROUP_BY -> topology spread over ${k} (maxSkew 1, ScheduleAnyway)`);
-        break;
-      case 'MAX_PER':
-        spread.push({ maxSkew: Number(value ?? 1), topologyKey: k, whenUnsatisfiable: 'DoNotSchedule', labelSelector });
-        log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:MAX_PER:${value ?? ''} -> topology spread over ${k} with maxSkew ${value ?? 1} (Kubernetes bounds the difference between domains, not the count per domain)`);
-        break;
-      case 'CLUSTER':
-      case 'IS':
-        nodeTerms.push({ key: k, operator: 'In', values: [value ?? ''] });
-        log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:${op}:${value ?? ''} -> required node affinity ${k} In [${value ?? ''}]`);
-        break;
-      case 'LIKE':
-      case 'UNLIKE': {
-        const alts = alternatives(value ?? '');
-        if (!alts) {
-          log.untranslated('IMPORT_DCOS_PLACEMENT_REGEX', at, `${field}:${op}:${value ?? ''}: a regular expression has no node-affinity counterpart (only lists of values); left out`);
-          break;
-        }
-        nodeTerms.push({ key: k, operator: op.toUpperCase() === 'LIKE' ? 'In' : 'NotIn', values: alts });
-        log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:${op}:${value ?? ''} -> required node affinity ${k} ${op.toUpperCase() === 'LIKE' ? 'In' : 'NotIn'} [${alts.join(', ')}]`);
-        break;
-      }
-      default:
-        log.untranslated('IMPORT_DCOS_PLACEMENT_OPERATOR', at, `placement operator ${op} has no Kubernetes counterpart; left out`);
-    }
-  }
+  for (const c of constraints) constraint(c, { antiAffinity, nodeTerms, spread, labelSelector }, at, log);
   const affinity: Record<string, Tree> = {};
   if (antiAffinity.length > 0) affinity.podAntiAffinity = { requiredDuringSchedulingIgnoredDuringExecution: antiAffinity };
   if (nodeTerms.length > 0) affinity.nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: nodeTerms }] } };
   if (Object.keys(affinity).length > 0) out.affinity = affinity;
   if (spread.length > 0) out.topologySpreadConstraints = spread;
   return out;
+}
+
+interface Terms {
+  antiAffinity: Tree[];
+  nodeTerms: Tree[];
+  spread: Tree[];
+  labelSelector: Tree;
+}
+
+/** One Marathon constraint into the matching Kubernetes term. */
+function constraint(c: string[], t: Terms, at: SourceLocation, log: FindingLog): void {
+  const { antiAffinity, nodeTerms, spread, labelSelector } = t;
+  const [field = '', op = '', value] = c;
+  const k = key(field, at, log);
+  switch (op.toUpperCase()) {
+    case 'UNIQUE':
+      antiAffinity.push({ labelSelector, topologyKey: k });
+      log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:UNIQUE -> required pod anti-affinity on ${k}`);
+      break;
+    case 'GROUP_BY':
+      spread.push({ maxSkew: 1, topologyKey: k, whenUnsatisfiable: 'ScheduleAnyway', labelSelector });
+      log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:GROUP_BY -> topology spread over ${k} (maxSkew 1, ScheduleAnyway)`);
+      break;
+    case 'MAX_PER':
+      spread.push({ maxSkew: Number(value ?? 1), topologyKey: k, whenUnsatisfiable: 'DoNotSchedule', labelSelector });
+      log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:MAX_PER:${value ?? ''} -> topology spread over ${k} with maxSkew ${value ?? 1} (Kubernetes bounds the difference between domains, not the count per domain)`);
+      break;
+    case 'CLUSTER':
+    case 'IS':
+      nodeTerms.push({ key: k, operator: 'In', values: [value ?? ''] });
+      log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:${op}:${value ?? ''} -> required node affinity ${k} In [${value ?? ''}]`);
+      break;
+    case 'LIKE':
+    case 'UNLIKE': {
+      const alts = alternatives(value ?? '');
+      if (!alts) {
+        log.untranslated('IMPORT_DCOS_PLACEMENT_REGEX', at, `${field}:${op}:${value ?? ''}: a regular expression has no node-affinity counterpart (only lists of values); left out`);
+        break;
+      }
+      nodeTerms.push({ key: k, operator: op.toUpperCase() === 'LIKE' ? 'In' : 'NotIn', values: alts });
+      log.mapped('IMPORT_DCOS_PLACEMENT', at, `${field}:${op}:${value ?? ''} -> required node affinity ${k} ${op.toUpperCase() === 'LIKE' ? 'In' : 'NotIn'} [${alts.join(', ')}]`);
+      break;
+    }
+    default:
+      log.untranslated('IMPORT_DCOS_PLACEMENT_OPERATOR', at, `placement operator ${op} has no Kubernetes counterpart; left out`);
+  }
 }

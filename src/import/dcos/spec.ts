@@ -4,7 +4,7 @@
  */
 import type { FindingLog, SourceLocation } from '../report.js';
 import type { YamlSource } from '../yaml-source.js';
-import { isRecord } from '../util.js';
+import { isRecord, scalarText } from '../util.js';
 import { lit, type Expr, type Part } from './expr.js';
 import { splitVars, type VarUse } from './mustache.js';
 import type { Variables } from './vars.js';
@@ -90,7 +90,7 @@ export class SpecValues {
   /** The value at import time, variables replaced by their values (for structure decided at import). */
   importValue(v: unknown, path: readonly (string | number)[]): string | undefined {
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') return String(v);
+    if (typeof v !== 'string') return scalarText(v);
     let out = '';
     for (const piece of splitVars(v)) {
       if (typeof piece === 'string') {
@@ -187,7 +187,7 @@ function readSteps(values: SpecValues, raw: unknown, path: (string | number)[], 
       log.error('IMPORT_DCOS_STEPS', at, `steps entry ${k}: expected default or an index, mapped to [[task, ...], ...]`);
       return;
     }
-    out.push({ index, taskSets: sets as string[][], at });
+    out.push({ index, taskSets: sets, at });
   });
   return out;
 }

@@ -8,7 +8,7 @@
 import Mustache from 'mustache';
 import type { ParamDecl, ParamType } from '../../render/schemas.js';
 import type { FindingLog } from '../report.js';
-import { isRecord } from '../util.js';
+import { isRecord, scalarText } from '../util.js';
 import { locateMustacheError } from './mustache.js';
 import { lit, type Expr, type Part } from './expr.js';
 
@@ -20,11 +20,11 @@ export interface OptionInfo {
 
 export interface Variables {
   /** How a variable of svc.yml (or of a config template, through TASKCFG_) reads in a template. */
-  expr(name: string): Expr | undefined;
+  expr: (name: string) => Expr | undefined;
   /** Its value at import time (for sections, placement and strategies fixed at import). */
-  value(name: string): string | undefined;
+  value: (name: string) => string | undefined;
   /** TASKCFG_ALL_X and TASKCFG_<POD>_X: variables every task (of a pod) sees, by X. */
-  taskConfig(pod: string): Map<string, Expr>;
+  taskConfig: (pod: string) => Map<string, Expr>;
   /** Parameter declarations by name, for the variables that are parameters. */
   params: Map<string, ParamDecl>;
   /** Whether the chain through the package was followed. */
@@ -106,7 +106,7 @@ export function variablesFromPackage(marathonText: string, options: OptionInfo[]
   const byPath = new Map(options.map((o) => [o.path, o]));
   let tokens: unknown[];
   try {
-    tokens = Mustache.parse(marathonText) as unknown[];
+    tokens = Mustache.parse(marathonText);
   } catch (err) {
     log.error('IMPORT_MUSTACHE_SYNTAX', locateMustacheError(file, marathonText, err), `Mustache syntax error: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
@@ -167,11 +167,11 @@ export function variablesFromPackage(marathonText: string, options: OptionInfo[]
     const parts: Part[] = [];
     let last = 0;
     for (const m of refs) {
-      if (m.index! > last) parts.push({ lit: raw.slice(last, m.index) });
+      if (m.index > last) parts.push({ lit: raw.slice(last, m.index) });
       const pname = m[1]!.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
       params.set(pname, paramFromOption(pname, byPath.get(m[1]!)!));
       parts.push({ param: pname });
-      last = m.index! + m[0].length;
+      last = m.index + m[0].length;
     }
     if (last < raw.length) parts.push({ lit: raw.slice(last) });
     exprs.set(key, parts);
@@ -198,5 +198,5 @@ export function variablesFromPackage(marathonText: string, options: OptionInfo[]
 }
 
 export function stringValue(v: unknown): string {
-  return v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return v === undefined || v === null ? '' : scalarText(v);
 }

@@ -193,23 +193,12 @@ function parseOperand(s: TokenStream): Arg {
       return v;
     }
     case 'dot':
-      node = { type: 'dot', pos: t.pos };
-      break;
     case 'string':
     case 'rawString':
-      node = { type: 'string', pos: t.pos, value: t.value };
-      break;
     case 'char':
-      node = { type: 'number', pos: t.pos, text: t.value, value: t.value.codePointAt(0) ?? 0, isInt: true };
-      break;
     case 'number':
-      node = numberNode(t);
-      break;
     case 'identifier':
-      if (t.value === 'true' || t.value === 'false') node = { type: 'bool', pos: t.pos, value: t.value === 'true' };
-      else if (t.value === 'nil') node = { type: 'nil', pos: t.pos };
-      else if (KEYWORDS.has(t.value)) throw new TemplateSyntaxError(t.pos, `unexpected keyword ${t.value} in operand`);
-      else node = { type: 'identifier', pos: t.pos, name: t.value };
+      node = term(t);
       break;
     case 'lparen': {
       const pipe = parsePipe(s, [], false, t.pos);
@@ -219,7 +208,11 @@ function parseOperand(s: TokenStream): Arg {
       end = close.end;
       break;
     }
-    default:
+    case 'assign':
+    case 'comma':
+    case 'declare':
+    case 'pipe':
+    case 'rparen':
       throw new TemplateSyntaxError(t.pos, `unexpected ${JSON.stringify(t.value)} in operand`);
   }
   const idents: string[] = [];
@@ -228,6 +221,18 @@ function parseOperand(s: TokenStream): Arg {
     end = s.next()!.end;
   }
   return idents.length > 0 ? { type: 'chain', pos: node.pos, node, idents } : node;
+}
+
+/** A single-token operand: dot, literals, true/false/nil, or a function name. */
+function term(t: Token): Arg {
+  if (t.type === 'dot') return { type: 'dot', pos: t.pos };
+  if (t.type === 'string' || t.type === 'rawString') return { type: 'string', pos: t.pos, value: t.value };
+  if (t.type === 'char') return { type: 'number', pos: t.pos, text: t.value, value: t.value.codePointAt(0) ?? 0, isInt: true };
+  if (t.type === 'number') return numberNode(t);
+  if (t.value === 'true' || t.value === 'false') return { type: 'bool', pos: t.pos, value: t.value === 'true' };
+  if (t.value === 'nil') return { type: 'nil', pos: t.pos };
+  if (KEYWORDS.has(t.value)) throw new TemplateSyntaxError(t.pos, `unexpected keyword ${t.value} in operand`);
+  return { type: 'identifier', pos: t.pos, name: t.value };
 }
 
 function variableNode(t: Token): VariableNode {

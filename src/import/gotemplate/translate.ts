@@ -70,10 +70,10 @@ class Translator {
     const defines: string[] = [];
     for (const [name, def] of this.o.parsed.defines) {
       const dot: Val = { js: '__dot', t: 'any' };
-      const items = this.flatten(def.list, { dot, dollar: dot, vars: [new Map()] });
+      const items = this.flatten(def.list, { dot, dollar: dot, vars: [new Map<string, Val>()] });
       defines.push(`function ${this.defineNames.get(name)!}(__dot) { let __s = ''; ${this.builder(items)} return __s; }`);
     }
-    const body = this.emit(this.flatten(this.o.parsed.root, { dot: ROOT, dollar: ROOT, vars: [new Map()] }));
+    const body = this.emit(this.flatten(this.o.parsed.root, { dot: ROOT, dollar: ROOT, vars: [new Map<string, Val>()] }));
     if (this.rawInBlock > 0) {
       this.o.log.mapped('IMPORT_TEMPLATE_BLOCK_TEXT', { file: this.o.file, line: 0, column: 0 }, `${this.rawInBlock} value(s) inside block scalars or comments are printed as raw text (<%- %>), as Go inserts them; baton validate warns about them (TEMPLATE_RAW_OUTPUT)`);
     }
@@ -307,7 +307,7 @@ class Translator {
   }
 
   private child(scope: Scope, dot?: Val): Scope {
-    return { dot: dot ?? scope.dot, dollar: scope.dollar, vars: [...scope.vars, new Map()] };
+    return { dot: dot ?? scope.dot, dollar: scope.dollar, vars: [...scope.vars, new Map<string, Val>()] };
   }
 
   private flattenIf(pipe: Pipeline, list: Node[], elseList: Node[] | undefined, elseIf: boolean, pos: number, scope: Scope, items: Item[], chained: boolean): void {
@@ -443,7 +443,7 @@ class Translator {
       // inside a loop on the same line (each iteration adds to the one value, as Go's text does).
       let wide: Extent | undefined;
       for (let a = s; a <= x.start && !wide; a++) for (let b = e; b >= x.end && !wide; b--) if (depthOk(a, b)) wide = { ...x, start: a, end: b };
-      const loops = wide !== undefined && [...skel.slice(wide.start, wide.end)].some((c, i) => c === CONTROL && isLoop(wide!.start + i));
+      const loops = wide !== undefined && [...skel.slice(wide.start, wide.end)].some((c, i) => c === CONTROL && isLoop(wide.start + i));
       if (depthOk(x.start, x.end) && !loops) return x;
       return wide ?? { ...x, context: 'line' as const, unbalanced: true };
     });
@@ -490,7 +490,7 @@ class Translator {
     }
     let expr: string;
     if (hasCtrl) expr = `(() => { let __s = ''; ${this.builder(parts)} return __s; })()`;
-    else expr = parts.filter((p) => p.k !== 'text' || p.text !== '').map((p) => (p.k === 'text' ? JSON.stringify(p.text) : this.textOf((p as Extract<Item, { k: 'out' }>).val))).join(' + ');
+    else expr = parts.filter((p) => p.k !== 'text' || p.text !== '').map((p) => (p.k === 'text' ? JSON.stringify(p.text) : p.k === 'out' ? this.textOf(p.val) : "''")).join(' + ');
     const maybeNumber = texts.some((t) => /[0-9]/.test(t.text)) || outs.some((p) => p.k === 'out' && p.val.t !== 'string');
     if (e.context === 'plain' && maybeNumber && texts.every((t) => /^[-+0-9.eE]*$/.test(t.text))) {
       this.uses.add('yamlPlain');
@@ -518,7 +518,12 @@ function describe(a: Arg): string {
       return JSON.stringify(a.value);
     case 'number':
       return a.text;
-    default:
+    case 'bool':
+    case 'chain':
+    case 'dot':
+    case 'identifier':
+    case 'nil':
+    case 'pipe':
       return a.type;
   }
 }

@@ -205,12 +205,20 @@ function firstNonSpace(s: string): number {
   return s.length - s.replace(/^ +/, '').length;
 }
 
+/** Where a plain scalar inside a flow collection ends: `,` `]` `}`, `: `, or a comment. */
+function flowScalarEnd(s: string, j: number): boolean {
+  const c = s[j];
+  if (c === ',' || c === ']' || c === '}') return true;
+  if (c === ':') return s[j + 1] === ' ' || s[j + 1] === undefined;
+  return c === '#' && s[j - 1] === ' ';
+}
+
 /** Flow collections: each scalar item (or key) holding a marker is an extent. */
 function scanFlow(s: string, p: number, found: Extent[]): void {
   let i = p;
   while (i < s.length) {
     const c = s[i]!;
-    if (c === '[' || c === '{' || c === ']' || c === '}' || c === ',' || c === ' ' || c === ':') {
+    if ('[{]}, :'.includes(c)) {
       i++;
       continue;
     }
@@ -225,7 +233,7 @@ function scanFlow(s: string, p: number, found: Extent[]): void {
       continue;
     }
     let j = i;
-    while (j < s.length && !(s[j] === ',' || s[j] === ']' || s[j] === '}' || (s[j] === ':' && (s[j + 1] === ' ' || s[j + 1] === undefined)) || (s[j] === '#' && s[j - 1] === ' '))) j++;
+    while (j < s.length && !flowScalarEnd(s, j)) j++;
     const end = trimEnd(s, i, j);
     if (hasOutput(s, i, end)) found.push({ start: i, end, context: 'plain' });
     i = Math.max(j, i + 1);

@@ -6,7 +6,7 @@
 import type { FrameworkDecl, PlanDecl, TaskDecl } from '../../render/schemas.js';
 import type { FindingLog, SourceLocation } from '../report.js';
 import type { YamlSource } from '../yaml-source.js';
-import { isRecord, toDnsLabel, toSemver } from '../util.js';
+import { isRecord, scalarText, toDnsLabel, toSemver } from '../util.js';
 
 export interface KudoTask {
   name: string;
@@ -90,7 +90,7 @@ export function readOperator(src: YamlSource, log: FindingLog): OperatorResult |
   }
   for (const k of Object.keys(v)) if (!FIELDS.has(k)) log.untranslated('IMPORT_OPERATOR_FIELD', src.at([k]), `operator.yaml field ${k} is not a KUDO field; left out`);
   for (const k of ['kudoVersion', 'kubernetesVersion'] as const) if (v[k] !== undefined) log.untranslated('IMPORT_OPERATOR_VERSIONS', src.at([k]), `${k} is not kept: Baton has no minimum version of itself or of Kubernetes per framework`);
-  if (v.apiVersion !== undefined && v.apiVersion !== 'kudo.dev/v1beta1') log.mapped('IMPORT_OPERATOR_API_VERSION', src.at(['apiVersion']), `apiVersion ${String(v.apiVersion)} read as kudo.dev/v1beta1`);
+  if (v.apiVersion !== undefined && v.apiVersion !== 'kudo.dev/v1beta1') log.mapped('IMPORT_OPERATOR_API_VERSION', src.at(['apiVersion']), `apiVersion ${scalarText(v.apiVersion)} read as kudo.dev/v1beta1`);
   const rawName = typeof v.name === 'string' ? v.name : '';
   const name = toDnsLabel(rawName);
   if (name === '') {
@@ -100,18 +100,18 @@ export function readOperator(src: YamlSource, log: FindingLog): OperatorResult |
   if (name !== rawName) log.mapped('IMPORT_OPERATOR_NAME', src.at(['name']), `name ${JSON.stringify(rawName)} becomes framework ${name} (a DNS-1123 label)`);
   const versionField = v.operatorVersion !== undefined ? 'operatorVersion' : 'version';
   if (versionField === 'version' && v.version !== undefined) log.mapped('IMPORT_OPERATOR_VERSION_FIELD', src.at(['version']), 'the older `version` field is read as operatorVersion');
-  const rawVersion = v[versionField] === undefined ? '' : String(v[versionField]);
+  const rawVersion = v[versionField] === undefined ? '' : scalarText(v[versionField]);
   const version = toSemver(rawVersion);
   if (version === undefined) {
     log.error('IMPORT_OPERATOR_VERSION', src.at([versionField]), `operatorVersion ${JSON.stringify(rawVersion)} is not a version (expected e.g. 1.2.0)`);
     return undefined;
   }
   if (version !== rawVersion) log.mapped('IMPORT_OPERATOR_VERSION', src.at([versionField]), `operatorVersion ${rawVersion} becomes framework version ${version}`);
-  const decl: OperatorResult['decl'] = { apiVersion: 'baton.dev/v1alpha1', kind: 'Framework', name, version, appVersion: v.appVersion === undefined ? '' : String(v.appVersion), tasks: [], plans: {} };
+  const decl: OperatorResult['decl'] = { apiVersion: 'baton.dev/v1alpha1', kind: 'Framework', name, version, appVersion: v.appVersion === undefined ? '' : scalarText(v.appVersion), tasks: [], plans: {} };
   if (typeof v.description === 'string') decl.description = v.description.trim();
   if (typeof v.url === 'string') decl.url = v.url;
   if (Array.isArray(v.maintainers)) {
-    decl.maintainers = v.maintainers.filter(isRecord).map((m) => ({ name: String(m.name ?? ''), ...(typeof m.email === 'string' ? { email: m.email } : {}), ...(typeof m.url === 'string' ? { url: m.url } : {}) }));
+    decl.maintainers = v.maintainers.filter(isRecord).map((m) => ({ name: scalarText(m.name ?? ''), ...(typeof m.email === 'string' ? { email: m.email } : {}), ...(typeof m.url === 'string' ? { url: m.url } : {}) }));
   }
   const planNames = new Map<string, string>();
   if (isRecord(v.plans)) {
@@ -188,23 +188,24 @@ function convertPlan(src: YamlSource, name: string, raw: unknown, declared: Set<
       log.error('IMPORT_PHASE_FORMAT', src.at(pp), `plan ${name}: a phase needs a name and steps`);
       return;
     }
-    const phase = { name: ph.name, strategy: strategy(ph.strategy, src.at([...pp, 'strategy']), log) ?? 'serial', steps: [] as PlanDecl['phases'][number]['steps'] };
+    const phaseName = ph.name;
+    const phase = { name: phaseName, strategy: strategy(ph.strategy, src.at([...pp, 'strategy']), log) ?? 'serial', steps: [] as PlanDecl['phases'][number]['steps'] };
     ph.steps.forEach((st, j) => {
       const sp = [...pp, 'steps', j];
       if (!isRecord(st) || typeof st.name !== 'string') {
-        log.error('IMPORT_STEP_FORMAT', src.at(sp), `plan ${name}, phase ${ph.name}: a step needs a name`);
+        log.error('IMPORT_STEP_FORMAT', src.at(sp), `plan ${name}, phase ${phaseName}: a step needs a name`);
         return;
       }
       const tasks: string[] = [];
       (Array.isArray(st.tasks) ? st.tasks : []).forEach((t, k) => {
-        const tname = String(t);
-        if (!declared.has(tname)) log.error('IMPORT_STEP_TASK', src.at([...sp, 'tasks', k]), `step ${st.name as string} names task ${tname}, which operator.yaml does not declare`);
+        const tname = scalarText(t);
+        if (!declared.has(tname)) log.error('IMPORT_STEP_TASK', src.at([...sp, 'tasks', k]), `step ${String(st.name)} names task ${tname}, which operator.yaml does not declare`);
         else if (translated.has(tname)) tasks.push(tname);
       });
-      if (tasks.length === 0) log.untranslated('IMPORT_STEP_EMPTY', src.at(sp), `plan ${name}, phase ${ph.name}, step ${st.name}: no translated task is left; the step is left out`);
+      if (tasks.length === 0) log.untranslated('IMPORT_STEP_EMPTY', src.at(sp), `plan ${name}, phase ${phaseName}, step ${st.name}: no translated task is left; the step is left out`);
       else phase.steps.push({ name: st.name, tasks });
     });
-    if (phase.steps.length === 0) log.untranslated('IMPORT_PHASE_EMPTY', src.at(pp), `plan ${name}, phase ${ph.name}: no step is left; the phase is left out`);
+    if (phase.steps.length === 0) log.untranslated('IMPORT_PHASE_EMPTY', src.at(pp), `plan ${name}, phase ${phaseName}: no step is left; the phase is left out`);
     else plan.phases.push(phase);
   });
   if (plan.phases.length === 0) {

@@ -5,7 +5,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import type { ParamDecl, ParamType } from '../../render/schemas.js';
-import type { FindingLog } from '../report.js';
+import type { FindingLog, SourceLocation } from '../report.js';
 import type { YamlSource } from '../yaml-source.js';
 import { isRecord } from '../util.js';
 
@@ -64,20 +64,9 @@ function convertParam(raw: Record<string, unknown>, path: (string | number)[], s
   for (const k of ['displayName', 'hint', 'advanced'] as const) {
     if (raw[k] !== undefined) log.untranslated('IMPORT_PARAM_UI_FIELD', at(k), `parameter ${name}: ${k} is for user interfaces; Baton has no counterpart`);
   }
-  const kudoType = raw.type === undefined ? 'string' : raw.type;
-  if (typeof kudoType !== 'string' || !['string', 'integer', 'number', 'boolean', 'array', 'map'].includes(kudoType)) {
-    log.error('IMPORT_PARAM_TYPE', at('type'), `parameter ${name}: unknown type ${JSON.stringify(kudoType)} (string, integer, number, boolean, array or map)`);
-    return undefined;
-  }
+  const type = paramType(name, raw, at, log);
+  if (type === undefined) return undefined;
   const rawDefault = raw.default;
-  let type: ParamType = kudoType === 'map' ? 'object' : (kudoType as ParamType);
-  if (raw.type === undefined || kudoType === 'string') {
-    const inferred = inferType(rawDefault, raw.enum);
-    if (inferred !== 'string') {
-      type = inferred;
-      log.mapped('IMPORT_PARAM_TYPE_INFERRED', at('default'), `parameter ${name}: type ${inferred}, inferred from its default ${JSON.stringify(rawDefault)} (KUDO passed it as a string; Baton values of ${name} must now be ${inferred === 'integer' ? 'integers' : 'booleans'})`);
-    }
-  }
   const decl: ParamDecl = { name, type };
   if (typeof raw.description === 'string') decl.description = raw.description.trim();
   if (typeof raw.group === 'string') decl.group = raw.group;
@@ -92,6 +81,29 @@ function convertParam(raw: Record<string, unknown>, path: (string | number)[], s
   const required = raw.required === true || raw.required === 'true' || raw.required === 'True';
   const optional = decl.default === undefined && !required;
   if (optional) decl.required = false;
+  constraints(decl, raw, at, log, plans);
+  return { decl, optional };
+}
+
+type At = (field?: string) => SourceLocation;
+
+function paramType(name: string, raw: Record<string, unknown>, at: At, log: FindingLog): ParamType | undefined {
+  const kudoType = raw.type === undefined ? 'string' : raw.type;
+  if (typeof kudoType !== 'string' || !['string', 'integer', 'number', 'boolean', 'array', 'map'].includes(kudoType)) {
+    log.error('IMPORT_PARAM_TYPE', at('type'), `parameter ${name}: unknown type ${JSON.stringify(kudoType)} (string, integer, number, boolean, array or map)`);
+    return undefined;
+  }
+  if (kudoType !== 'string') return kudoType === 'map' ? 'object' : (kudoType as ParamType);
+  const inferred = inferType(raw.default, raw.enum);
+  if (inferred !== 'string') {
+    log.mapped('IMPORT_PARAM_TYPE_INFERRED', at('default'), `parameter ${name}: type ${inferred}, inferred from its default ${JSON.stringify(raw.default)} (KUDO passed it as a string; Baton values of ${name} must now be ${inferred === 'integer' ? 'integers' : 'booleans'})`);
+  }
+  return inferred;
+}
+
+/** enum, immutable, trigger, and sensitive for names that suggest secrets. */
+function constraints(decl: ParamDecl, raw: Record<string, unknown>, at: At, log: FindingLog, plans: ReadonlyMap<string, string>): void {
+  const { name, type } = decl;
   if (Array.isArray(raw.enum)) {
     const values = raw.enum.map((e) => coerce(e, type));
     if (values.some((e) => e === undefined)) log.error('IMPORT_PARAM_ENUM', at('enum'), `parameter ${name}: enum values must be of type ${type}`);
@@ -107,11 +119,10 @@ function convertParam(raw: Record<string, unknown>, path: (string | number)[], s
     decl.sensitive = true;
     log.mapped('IMPORT_PARAM_SENSITIVE', at('name'), `parameter ${name}: marked sensitive (its name suggests a secret): Baton masks it in output, status and logs`);
   }
-  return { decl, optional };
 }
 
 function inferType(d: unknown, enumValues: unknown): ParamType {
-  const candidates = [d, ...(Array.isArray(enumValues) ? enumValues : [])].filter((x) => x !== undefined && x !== null);
+  const candidates = [d, ...(Array.isArray(enumValues) ? (enumValues as unknown[]) : [])].filter((x) => x !== undefined && x !== null);
   if (candidates.length === 0) return 'string';
   if (candidates.every((x) => typeof x === 'boolean' || (typeof x === 'string' && /^(true|false)$/.test(x)))) return 'boolean';
   if (candidates.every((x) => (typeof x === 'number' && Number.isInteger(x)) || (typeof x === 'string' && INT.test(x)))) return 'integer';
@@ -133,17 +144,21 @@ export function coerce(v: unknown, type: ParamType): unknown {
       if (typeof v === 'boolean') return v;
       return typeof v === 'string' && /^(true|false)$/i.test(v.trim()) ? v.trim().toLowerCase() === 'true' : undefined;
     case 'array':
-    case 'object': {
-      let x = v;
-      if (typeof v === 'string') {
-        try {
-          x = parseYaml(v);
-        } catch {
-          return undefined;
-        }
-      }
-      if (type === 'array') return Array.isArray(x) ? x : undefined;
-      return isRecord(x) ? x : undefined;
+    case 'object':
+      return structure(v, type);
+  }
+}
+
+/** Arrays and maps, given as YAML or as YAML text (KUDO accepted both). */
+function structure(v: unknown, type: 'array' | 'object'): unknown {
+  let x = v;
+  if (typeof v === 'string') {
+    try {
+      x = parseYaml(v);
+    } catch {
+      return undefined;
     }
   }
+  if (type === 'array') return Array.isArray(x) ? x : undefined;
+  return isRecord(x) ? x : undefined;
 }
