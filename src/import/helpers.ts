@@ -3,11 +3,8 @@
  * function by its Sprig name; a local definition (see gotemplate/shims.ts) is prepended only for the
  * names missing here, so templates shrink as the sandbox grows.
  */
-import { TEMPLATE_HELPERS } from '../render/sandbox/compile.js';
-
-/** Helpers that exist in the sandbox under a Sprig name but with another argument order or meaning. */
-const NOT_SPRIG = new Set<string>(['required', 'trunc']);
+import { ALL_HELPERS } from '../render/sandbox/compile.js';
 
 export function sandboxSprigHelpers(): ReadonlySet<string> {
-  return new Set<string>([...TEMPLATE_HELPERS].filter((h) => !NOT_SPRIG.has(h)));
+  return new Set<string>(ALL_HELPERS);
 }
