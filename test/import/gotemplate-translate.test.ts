@@ -55,6 +55,11 @@ describe('translated Go templates render what Go rendered', () => {
     expect(obj).toMatchObject({ spec: { replicas: 3, serviceName: 'demo-3', template: { spec: { containers: [{ image: 'img:3', ports: [{ containerPort: 8080 }] }] } } } });
   });
 
+  it('keeps a multi-line value inside its block scalar (Baton indents its further lines)', async () => {
+    const obj = await render(cm('  a: |\n    x={{ .Params.S }}\n  b: y\n'), [P('S', { default: 'v' })], { S: '1\nkind: Secret' });
+    expect(obj.data).toEqual({ a: 'x=1\nkind: Secret\n', b: 'y' });
+  });
+
   it('keeps a value that injects YAML structure inside its scalar (quoted by <%= %>)', async () => {
     const obj = await render(cm('  a: {{ .Params.S }}\n'), [P('S', { default: 'x' })], { S: 'x\nkind: Secret' });
     expect(obj).toMatchObject({ kind: 'ConfigMap', data: { a: 'x\nkind: Secret' } });

@@ -82,7 +82,7 @@ export const FUNCTIONS: Record<string, FunctionSpec> = {
   fail: spec(1, 1, 'nil', [], (_a, js) => `(() => { throw new Error(String(${js[0]})); })()`),
   // Sprig: strings
   quote: spec(1, undefined, 'string', ['quote'], (_a, js) => (js.length === 1 ? `quote(${js[0]})` : js.map((j) => `quote(${j})`).join(" + ' ' + "))),
-  squote: spec(1, undefined, 'string', ['squote'], call('squote')),
+  squote: spec(1, undefined, 'string', ['sprigSquote'], call('sprigSquote')),
   trim: spec(1, 1, 'string', ['trim'], call('trim')),
   trimAll: spec(2, 2, 'string', ['trimAll'], call('trimAll')),
   trimSuffix: spec(2, 2, 'string', ['trimSuffix'], call('trimSuffix')),
@@ -97,7 +97,7 @@ export const FUNCTIONS: Record<string, FunctionSpec> = {
   repeat: spec(2, 2, 'string', ['repeat'], call('repeat')),
   substr: spec(3, 3, 'string', ['substr'], call('substr')),
   trunc: spec(2, 2, 'string', ['trunc'], call('trunc')),
-  split: spec(2, 2, 'map', ['split'], call('split')),
+  split: spec(2, 2, 'map', ['sprigSplit'], call('sprigSplit')),
   splitList: spec(2, 2, 'list', ['splitList'], call('splitList')),
   join: spec(2, 2, 'string', ['join'], call('join')),
   toString: spec(1, 1, 'string', ['toString'], call('toString')),

@@ -41,7 +41,8 @@ export const SHIMS: Record<string, Shim> = {
   coalesce: { deps: ['empty'], code: '(...a) => { for (const x of a) if (!empty(x)) return x; return null; }' },
   ternary: { deps: ['goTruth'], code: '(a, b, c) => (goTruth(c) ? a : b)' },
   required: { deps: [], code: "(msg, v) => { if (v === undefined || v === null || v === '') throw new Error(String(msg)); return v; }" },
-  squote: { deps: ['goPrint'], code: "(...a) => a.filter((x) => x !== undefined && x !== null).map((x) => \"'\" + goPrint(x) + \"'\").join(' ')" },
+  // Sprig's squote wraps in single quotes without escaping (Baton's squote makes YAML single-quoted text).
+  sprigSquote: { deps: ['goPrint'], code: "(...a) => a.filter((x) => x !== undefined && x !== null).map((x) => \"'\" + goPrint(x) + \"'\").join(' ')" },
   trim: { deps: [], code: '(s) => String(s).trim()' },
   trimAll: { deps: [], code: '(c, s) => { const set = String(c); const a = String(s); let i = 0; let j = a.length; while (i < j && set.includes(a[i])) i++; while (j > i && set.includes(a[j - 1])) j--; return a.slice(i, j); }' },
   trimSuffix: { deps: [], code: '(x, s) => { const a = String(s); const b = String(x); return b !== \'\' && a.endsWith(b) ? a.slice(0, a.length - b.length) : a; }' },
@@ -56,7 +57,8 @@ export const SHIMS: Record<string, Shim> = {
   repeat: { deps: [], code: '(n, s) => String(s).repeat(Math.max(0, n))' },
   substr: { deps: [], code: '(a, b, s) => { const t = String(s); if (a < 0) return t.slice(0, b); if (b < 0 || b > t.length) return t.slice(a); return t.slice(a, b); }' },
   trunc: { deps: [], code: '(n, s) => { const t = String(s); return n < 0 ? (t.length + n > 0 ? t.slice(t.length + n) : t) : t.slice(0, n); }' },
-  split: { deps: [], code: "(sep, s) => { const o = {}; String(s).split(String(sep)).forEach((p, i) => { o['_' + i] = p; }); return o; }" },
+  // Sprig's split returns a map {_0: ..., _1: ...} (Baton's split returns a list).
+  sprigSplit: { deps: [], code: "(sep, s) => { const o = {}; String(s).split(String(sep)).forEach((p, i) => { o['_' + i] = p; }); return o; }" },
   splitList: { deps: [], code: '(sep, s) => String(s).split(String(sep))' },
   join: { deps: ['goPrint'], code: '(sep, l) => (Array.isArray(l) ? l : l === undefined || l === null ? [] : [l]).filter((x) => x !== undefined && x !== null).map(goPrint).join(String(sep))' },
   list: { deps: [], code: '(...a) => a' },

@@ -60,6 +60,7 @@ class Translator {
   private tmp = 0;
   private readonly defineNames = new Map<string, string>();
   private rawInBlock = 0;
+  private blockText = 0;
 
   constructor(private readonly o: TranslateOptions) {
     let n = 0;
@@ -74,8 +75,11 @@ class Translator {
       defines.push(`function ${this.defineNames.get(name)!}(__dot) { let __s = ''; ${this.builder(items)} return __s; }`);
     }
     const body = this.emit(this.flatten(this.o.parsed.root, { dot: ROOT, dollar: ROOT, vars: [new Map<string, Val>()] }));
+    if (this.blockText > 0) {
+      this.o.log.mapped('IMPORT_TEMPLATE_BLOCK_TEXT', { file: this.o.file, line: 0, column: 0 }, `${this.blockText} value(s) inside block scalars or comments are inserted as text, as Go inserts them (Baton indents further lines of a multi-line value to the block, so a value cannot end it)`);
+    }
     if (this.rawInBlock > 0) {
-      this.o.log.mapped('IMPORT_TEMPLATE_BLOCK_TEXT', { file: this.o.file, line: 0, column: 0 }, `${this.rawInBlock} value(s) inside block scalars or comments are printed as raw text (<%- %>), as Go inserts them; baton validate warns about them (TEMPLATE_RAW_OUTPUT)`);
+      this.o.log.mapped('IMPORT_TEMPLATE_RAW', { file: this.o.file, line: 0, column: 0 }, `${this.rawInBlock} value(s) outside any YAML value are printed raw (<%- %>), as Go inserts text; baton validate warns about them (TEMPLATE_RAW_OUTPUT)`);
     }
     const pre = [this.o.header, ...shimPreamble(this.uses, this.o.helpers).map((l) => `<% ${l} -%>`)];
     if (this.needRoot) pre.push(`<% const $root = ${this.o.model.rootObject()}; -%>`);
@@ -477,7 +481,12 @@ class Translator {
         if (first) this.o.log.mapped('IMPORT_TEMPLATE_RAW_LINE', this.at(first.pos), 'a value that stands alone on its line is printed as raw text (<%- %>): as in Go, its text becomes YAML structure');
         return pieces.map((p) => (p.k === 'text' ? escapeEjs(p.text) : p.k === 'ctrl' ? `<% ${p.code} %>` : `<%- ${this.textOf(p.val)} %>`)).join('');
       }
-      if (e.context === 'block' || e.context === 'comment') return this.plain(pieces);
+      // Block scalar and comment text: <%= %> inserts the text as Go does, and Baton's contextual escaping
+      // keeps a multi-line value inside its block (or comment).
+      if (e.context === 'block' || e.context === 'comment') {
+        this.blockText++;
+        return pieces.map((p) => (p.k === 'text' ? escapeEjs(p.text) : p.k === 'ctrl' ? `<% ${p.code} %>` : p.raw ? `<%- ${this.use(p.val)} %>` : `<%= ${this.textOf(p.val)} %>`)).join('');
+      }
       return pieces.map((p) => (p.k === 'text' ? escapeEjs(p.text) : p.k === 'ctrl' ? `<% ${p.code} %>` : `<%- ${p.raw ? this.use(p.val) : this.textOf(p.val)} %>`)).join('');
     }
     const parts = unquote(pieces, e.context);
