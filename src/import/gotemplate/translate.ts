@@ -315,7 +315,11 @@ class Translator {
   }
 
   private flattenIf(pipe: Pipeline, list: Node[], elseList: Node[] | undefined, elseIf: boolean, pos: number, scope: Scope, items: Item[], chained: boolean): void {
-    const cond = truthJs(this.evalPipe(pipe, scope));
+    const value = this.evalPipe(pipe, scope);
+    if (value.param && value.t === 'bool') {
+      this.o.log.mapped('IMPORT_TEMPLATE_BOOLEAN_CONDITION', this.at(pos), `the condition tests boolean parameter ${value.param.name}; KUDO tested its text, which was true unless empty (even "false")`);
+    }
+    const cond = truthJs(value);
     if (cond.startsWith('goTruth(')) this.uses.add('goTruth');
     items.push({ k: 'ctrl', pos, code: chained ? `} else if (${cond}) {` : `if (${cond}) {`, delta: chained ? 0 : 1, mid: chained });
     for (const n of list) this.flattenNode(n, this.child(scope), items);
