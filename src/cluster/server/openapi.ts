@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../store/types.js';
 import { groupVersions } from './discovery.js';
-import { ProtoWriter } from './protowire.js';
+import protobuf from 'protobufjs';
 
 const SERVER_VERSION = 'v1.33.0';
 const WRITE_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'];
@@ -87,22 +87,42 @@ export function openApiV2Json(types: readonly ResourceType[]): Record<string, un
  * value=2: ResponseValue{response=1: Response{description=1}}}}, NamedAny{name=1, value=2: Any{yaml=2}}.
  */
 export function openApiV2Protobuf(types: readonly ResourceType[]): Uint8Array {
-  const w = new ProtoWriter().string(1, '2.0').message(2, (info) => info.string(1, 'Kubernetes').string(2, SERVER_VERSION));
-  w.message(8, (paths) => {
+  const w = protobuf.Writer.create();
+  const message = (field: number, build: () => void): void => {
+    w.uint32((field << 3) | 2).fork();
+    build();
+    w.ldelim();
+  };
+  const string = (field: number, value: string): void => void w.uint32((field << 3) | 2).string(value);
+  string(1, '2.0');
+  message(2, () => {
+    string(1, 'Kubernetes');
+    string(2, SERVER_VERSION);
+  });
+  message(8, () => {
     for (const { path, type } of itemPaths(types)) {
-      paths.message(2, (named) => {
-        named.string(1, path).message(2, (item) => {
-          item.message(8, (op) => {
-            op.string(5, `patch${type.kind}`);
-            for (const name of WRITE_PARAMS) {
-              op.message(8, (pi) => pi.message(1, (p) => p.message(2, (nb) => nb.message(3, (q) => q.string(2, 'query').string(4, name).string(6, 'string')))));
-            }
-            op.message(9, (r) => r.message(1, (nrv) => nrv.string(1, '200').message(2, (rv) => rv.message(1, (resp) => resp.string(1, 'OK')))));
-            const ext = (name: string, yaml: string): void => void op.message(13, (na) => na.string(1, name).message(2, (any) => any.string(2, yaml)));
-            ext('x-kubernetes-action', 'patch\n');
-            ext('x-kubernetes-group-version-kind', `group: ${JSON.stringify(type.group)}\nkind: ${type.kind}\nversion: ${type.version}\n`);
+      message(2, () => {
+        string(1, path);
+        message(2, () => message(8, () => {
+          string(5, `patch${type.kind}`);
+          for (const name of WRITE_PARAMS) {
+            message(8, () => message(1, () => message(2, () => message(3, () => {
+              string(2, 'query');
+              string(4, name);
+              string(6, 'string');
+            }))));
+          }
+          message(9, () => message(1, () => {
+            string(1, '200');
+            message(2, () => message(1, () => string(1, 'OK')));
+          }));
+          const ext = (name: string, yaml: string): void => message(13, () => {
+            string(1, name);
+            message(2, () => string(2, yaml));
           });
-        });
+          ext('x-kubernetes-action', 'patch\n');
+          ext('x-kubernetes-group-version-kind', `group: ${JSON.stringify(type.group)}\nkind: ${type.kind}\nversion: ${type.version}\n`);
+        }));
       });
     }
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAccept, wantsAggregated, objectView } from '../../../src/cluster/server/accept.js';
 import { aggregatedDiscovery, apiGroupList, apiResourceList, compareKubeVersions } from '../../../src/cluster/server/discovery.js';
 import { openApiV2Protobuf, openApiV3Document, openApiV3Index } from '../../../src/cluster/server/openapi.js';
-import { readFields } from '../../../src/cluster/server/protowire.js';
+import protobuf from 'protobufjs';
 import { builtinTypes } from '../../../src/cluster/store/builtins.js';
 import type { ResourceType } from '../../../src/cluster/store/types.js';
 
@@ -12,6 +12,18 @@ const widget: ResourceType = {
   subresources: { status: true }, storage: true, schema: {},
 };
 const types = [...builtinTypes(), widget];
+
+/** The length-delimited fields of one message, in order, as [field number, bytes]. */
+function readFields(buf: Uint8Array): { field: number; wire: string; value: Uint8Array }[] {
+  const r = protobuf.Reader.create(buf);
+  const out: { field: number; wire: string; value: Uint8Array }[] = [];
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if ((tag & 7) === 2) out.push({ field: tag >>> 3, wire: 'bytes', value: r.bytes() });
+    else r.skipType(tag & 7);
+  }
+  return out;
+}
 
 describe('content negotiation', () => {
   it.each([
