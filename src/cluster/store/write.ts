@@ -17,6 +17,7 @@ import type { ResourceType, UpdateOptions, WriteOptions } from './types.js';
 import { apiVersionOf } from './types.js';
 import { clone, deepEqual } from './util.js';
 import { validateObject } from './validate/index.js';
+import { zeroStatus } from './status.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -74,6 +75,10 @@ function managerOf(opts: WriteOptions): string {
 }
 
 function finalize(core: Core, type: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): KubeObject {
+  if (!old && obj.status === undefined && type.schema === undefined) {
+    const zero = zeroStatus(`${type.group}/${type.kind}`);
+    if (zero) obj.status = zero;
+  }
   applyDefaults(core, type, obj, old);
   return validateObject(core, type, obj, old, opts);
 }
@@ -90,7 +95,7 @@ export function createObject(core: Core, type: ResourceType, namespace: string |
   stripServerFields(obj);
   obj.metadata.uid = randomUUID();
   obj.metadata.creationTimestamp = core.timestamp();
-  obj.metadata.generation = 1;
+  if (type.generation) obj.metadata.generation = 1;
   // Like the real server, status is not settable on create (nodes excepted); defaulting fills it in.
   if (type.subresources.status && type.kind !== 'Node') delete obj.status;
   obj = finalize(core, type, obj, undefined, opts);
@@ -148,7 +153,7 @@ function keepServerMetadata(type: ResourceType, old: KubeObject, next: KubeObjec
     const added = (m.finalizers ?? []).filter((f) => !before.has(f));
     if (added.length > 0) throw invalid(type, o.name ?? '', [cause.forbidden('metadata.finalizers', 'no new finalizers can be added if the object is being deleted')]);
   }
-  if (specChanged(old, next)) m.generation = (o.generation ?? 0) + 1;
+  if (type.generation && specChanged(old, next)) m.generation = (o.generation ?? 0) + 1;
 }
 
 /** Stores a replacement; an object being deleted whose last finalizer went is deleted instead. */

@@ -9,7 +9,7 @@ import type { ResourceType } from '../../../src/cluster/store/types.js';
 const widget: ResourceType = {
   group: 'example.com', version: 'v1alpha1', resource: 'widgets', kind: 'Widget', listKind: 'WidgetList', singular: 'widget',
   namespaced: true, shortNames: ['wd'], categories: ['all'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-  subresources: { status: true }, storage: true, schema: {},
+  subresources: { status: true }, storage: true, schema: {}, generation: true,
 };
 const types = [...builtinTypes(), widget];
 
