@@ -62,6 +62,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.watchWindow !== undefined ? { watchWindow: options.watchWindow } : {}),
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(tls ? { rootCaPem: tls.cert } : {}),
   });
   const server = await startApiServer({
     store, host, port: options.port ?? 0,

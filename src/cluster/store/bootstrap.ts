@@ -2,6 +2,7 @@
 import type { Core } from './core.js';
 import { registerCrd } from './crd.js';
 import { createObject } from './write.js';
+import { namespaceContent } from './admission/namespace.js';
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -12,4 +13,6 @@ export function bootstrap(core: Core): void {
   for (const name of SYSTEM_NAMESPACES) {
     if (!core.find('/namespaces', '', name)) createObject(core, nsType, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { fieldManager: 'kube-apiserver' });
   }
+  // Namespaces restored from an older data dir get their ServiceAccount and CA ConfigMap too.
+  for (const ns of core.scan('/namespaces', undefined)) namespaceContent(core, ns);
 }

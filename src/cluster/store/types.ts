@@ -166,6 +166,8 @@ export interface StoreOptions {
   freeze?: boolean;
   /** Clock, for deterministic timestamps in tests. */
   now?: () => Date;
+  /** PEM of the cluster's CA, published in every namespace's `kube-root-ca.crt` (a placeholder without). */
+  rootCaPem?: string;
 }
 
 /** An `autoscaling/v1` Scale object. */

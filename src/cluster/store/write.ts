@@ -18,6 +18,7 @@ import { apiVersionOf } from './types.js';
 import { clone, deepEqual } from './util.js';
 import { validateObject } from './validate/index.js';
 import { zeroStatus } from './status.js';
+import { admitCreate } from './admission/index.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -101,6 +102,7 @@ export function createObject(core: Core, type: ResourceType, namespace: string |
   obj = finalize(core, type, obj, undefined, opts);
   const given = obj.metadata.managedFields;
   obj.metadata.managedFields = managed ?? (Array.isArray(given) && given.length > 0 ? given : recordUpdate(core, type, undefined, obj, managerOf(opts), undefined));
+  admitCreate(core, type, obj);
   if (opts.dryRun) return obj;
   const stored = core.commit(storageKey(type), 'ADDED', obj);
   afterWrite(core, type, stored, undefined);

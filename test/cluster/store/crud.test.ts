@@ -149,7 +149,7 @@ describe('dry run', () => {
     expect(events).toEqual([]);
     expect(store.resourceVersion()).toBe(rv);
     expect(store.get(t.cm, 'default', 'old').data).toEqual({ k: 'v' });
-    expect(store.list(t.cm, 'default').items.map((o) => o.metadata.name)).toEqual(['old']);
+    expect(store.list(t.cm, 'default').items.map((o) => o.metadata.name)).toEqual(['kube-root-ca.crt', 'old']);
   });
 });
 
