@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type SimulationTiming, DEFAULT_TIMING, startControllers } from './controllers/index.js';
 import type { FaultAdmin, RequestInterceptor } from './faults/types.js';
-import { kubeconfigYaml } from './server/kubeconfig.js';
+import { type KubeconfigDocument, kubeconfigDocument } from './server/kubeconfig.js';
 import { startApiServer } from './server/server.js';
 import { generateSelfSigned } from './server/tls.js';
 import { Store } from './store/store.js';
@@ -36,28 +36,68 @@ export interface ClusterOptions {
   nodes?: number;
   interceptor?: RequestInterceptor;
   faultAdmin?: FaultAdmin;
+  /**
+   * Authorize every request with RBAC (Roles, ClusterRoles and their bindings in the cluster). Implies
+   * `tls` (kubectl sends tokens only over https); the administrator keeps `cluster-admin`.
+   */
+  rbac?: boolean;
+  /** Users besides the administrator, each with a token and a kubeconfig context `<name>-<user>`. */
+  users?: UserSpec[];
+  /** Name of the cluster, user and context in the kubeconfig (default `baton-sim`). */
+  name?: string;
   /** Store tuning, mainly for tests and benchmarks. */
   watchWindow?: number;
   bookmarkIntervalMs?: number;
 }
 
+export interface UserSpec {
+  name: string;
+  /** Groups besides `system:authenticated`. */
+  groups?: string[];
+  /** Default: a random token. */
+  token?: string;
+}
+
+export interface ClusterUser {
+  name: string;
+  token: string;
+  groups: string[];
+  /** The kubeconfig context that acts as this user. */
+  context: string;
+}
+
 export interface Cluster {
+  /** The cluster's (and its administrator context's) name in the kubeconfig. */
+  name: string;
   url: string;
   kubeconfigPath: string;
   /** The kubeconfig's text. */
   kubeconfig: string;
-  /** The bearer token ('' when authentication is off). */
+  /** The administrator's bearer token ('' when authentication is off). */
   token: string;
+  /** The users besides the administrator (with `rbac`). */
+  users: ClusterUser[];
+  /** This cluster's entries, for a kubeconfig that holds several clusters. */
+  kubeconfigEntries: KubeconfigDocument;
   /** The store, for in-process inspection (tests, benchmarks). */
   store: Store;
   /** Stops controllers, closes connections (ending watches), flushes the store. Idempotent. */
   stop(): Promise<void>;
 }
 
+const randomToken = (): string => randomBytes(24).toString('base64url');
+
+function usersOf(options: ClusterOptions, name: string): ClusterUser[] {
+  return (options.users ?? []).map((u) => ({ name: u.name, token: u.token ?? randomToken(), groups: u.groups ?? [], context: `${name}-${u.name}` }));
+}
+
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const token = options.token ?? (options.tls ? randomBytes(24).toString('base64url') : '');
+  const name = options.name ?? 'baton-sim';
+  const useTls = options.tls === true || options.rbac === true;
+  const token = options.token ?? (useTls ? randomToken() : '');
+  const users = usersOf(options, name);
   const host = options.host ?? '127.0.0.1';
-  const tls = options.tls ? generateSelfSigned(host) : undefined;
+  const tls = useTls ? generateSelfSigned(host) : undefined;
   const store = new Store({
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.watchWindow !== undefined ? { watchWindow: options.watchWindow } : {}),
@@ -67,6 +107,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const server = await startApiServer({
     store, host, port: options.port ?? 0,
     ...(token !== '' ? { token } : {}),
+    ...(users.length > 0 ? { users: users.map((u) => ({ name: u.name, token: u.token, groups: u.groups })) } : {}),
+    ...(options.rbac ? { rbac: true } : {}),
     ...(tls ? { tls } : {}),
     ...(options.interceptor ? { interceptor: options.interceptor } : {}),
     ...(options.faultAdmin ? { faultAdmin: options.faultAdmin } : {}),
@@ -76,7 +118,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   });
   const tempDir = options.kubeconfigOut === undefined && options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'baton-cluster-')) : undefined;
   const kubeconfigPath = options.kubeconfigOut ?? join(options.dataDir ?? tempDir ?? '.', 'kubeconfig');
-  const kubeconfig = kubeconfigYaml({ url: server.url, ...(token !== '' ? { token } : {}), ...(tls ? { caCert: tls.cert } : {}) });
+  const kubeconfigEntries: KubeconfigDocument = {
+    clusters: [{ name, url: server.url, ...(tls ? { caCert: tls.cert } : {}) }],
+    users: [{ name, ...(token !== '' ? { token } : {}) }, ...users.map((u) => ({ name: u.context, token: u.token }))],
+    contexts: [{ name, cluster: name, user: name }, ...users.map((u) => ({ name: u.context, cluster: name, user: u.context }))],
+    current: name,
+  };
+  const kubeconfig = kubeconfigDocument(kubeconfigEntries);
   mkdirSync(dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
   const controllers = options.controllers === false ? undefined : startControllers({
@@ -94,5 +142,5 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     })();
     return stopping;
   };
-  return { url: server.url, kubeconfigPath, kubeconfig, token, store, stop };
+  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, stop };
 }
