@@ -4,6 +4,7 @@ import { daemonSetController } from './daemonset.js';
 import { deploymentController } from './deployment/index.js';
 import { jobController } from './job.js';
 import { kubeletController } from './kubelet/index.js';
+import { nodeLifecycleController } from './kubelet/lifecycle.js';
 import { replicaSetController } from './replicaset.js';
 import type { Controller } from './runtime/controller.js';
 import { serviceController } from './services.js';
@@ -13,6 +14,7 @@ import { claimController, volumeController } from './volumes.js';
 export function allControllers(): Controller[] {
   return [
     kubeletController(),
+    nodeLifecycleController(),
     replicaSetController(),
     deploymentController(),
     statefulSetController(),
