@@ -144,3 +144,56 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
   return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, stop };
 }
+
+export interface ClusterSet {
+  clusters: Cluster[];
+  /** One kubeconfig with a context per cluster (and per user of each), the first one current. */
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Several independent simulated clusters (each its own store, API server, controllers, port and, with
+ * `dataDir`, its own `<dataDir>/<name>`), named `<name>-1` ... `<name>-N`, with one kubeconfig. One
+ * cluster is exactly `startCluster`'s (its name and data dir unchanged).
+ */
+export async function startClusters(count: number, options: ClusterOptions = {}): Promise<ClusterSet> {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`cluster count must be a positive integer, got ${count}`);
+  const base = options.name ?? 'baton-sim';
+  const dir = mkdtempSync(join(tmpdir(), 'baton-clusters-'));
+  const clusters: Cluster[] = [];
+  try {
+    for (let i = 1; i <= count; i++) {
+      // A single cluster keeps the plain name and the data dir itself, as `startCluster` would.
+      const name = count === 1 ? base : `${base}-${i}`;
+      clusters.push(await startCluster({
+        ...options,
+        name,
+        port: options.port !== undefined && options.port !== 0 ? options.port + i - 1 : 0,
+        kubeconfigOut: join(dir, `kubeconfig-${name}`),
+        ...(options.dataDir !== undefined ? { dataDir: count === 1 ? options.dataDir : join(options.dataDir, name) } : {}),
+      }));
+    }
+  } catch (err) {
+    await Promise.all(clusters.map((c) => c.stop()));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const kubeconfigPath = options.kubeconfigOut ?? join(options.dataDir ?? dir, 'kubeconfig');
+  const merged: KubeconfigDocument = {
+    clusters: clusters.flatMap((c) => c.kubeconfigEntries.clusters),
+    users: clusters.flatMap((c) => c.kubeconfigEntries.users),
+    contexts: clusters.flatMap((c) => c.kubeconfigEntries.contexts),
+    current: clusters[0]?.name ?? base,
+  };
+  mkdirSync(dirname(kubeconfigPath), { recursive: true });
+  writeFileSync(kubeconfigPath, kubeconfigDocument(merged), { mode: 0o600 });
+  return {
+    clusters,
+    kubeconfigPath,
+    stop: async () => {
+      await Promise.all(clusters.map((c) => c.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
