@@ -8,6 +8,7 @@ import { nodeLifecycleController } from './kubelet/lifecycle.js';
 import { replicaSetController } from './replicaset.js';
 import type { Controller } from './runtime/controller.js';
 import { serviceController } from './services.js';
+import { hpaController } from './hpa.js';
 import { statefulSetController } from './statefulset/index.js';
 import { claimController, volumeController } from './volumes.js';
 
@@ -24,5 +25,6 @@ export function allControllers(): Controller[] {
     claimController(),
     volumeController(),
     serviceController(),
+    hpaController(),
   ];
 }

@@ -215,6 +215,12 @@ export function applyDefaults(core: Core, type: ResourceType, obj: KubeObject, o
       }
       return;
     }
+    case 'autoscaling/HorizontalPodAutoscaler': {
+      const spec = child(obj, 'spec');
+      def(spec, 'minReplicas', 1);
+      if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+      return;
+    }
     case 'storage.k8s.io/StorageClass':
       def(obj, 'reclaimPolicy', 'Delete');
       def(obj, 'volumeBindingMode', 'Immediate');
