@@ -21,7 +21,24 @@ const NULLABLE = '(gogoproto.nullable)';
 /** Go slice types that protobuf wraps in a message with one repeated `items` field. */
 const SLICE_TYPES = new Set(['.k8s.io.api.authentication.v1.ExtraValue', '.k8s.io.api.authorization.v1.ExtraValue', `${META}.Verbs`]);
 
+/**
+ * Fields Go serialises inline (`json:",inline"`): their members sit beside their siblings in JSON.
+ * gogoproto does not record this, so here is Kubernetes's short list for the served groups.
+ */
+export const INLINE_FIELDS = new Set([
+  '.k8s.io.api.core.v1.Volume.volumeSource',
+  '.k8s.io.api.core.v1.PersistentVolumeSpec.persistentVolumeSource',
+  '.k8s.io.api.core.v1.Probe.handler',
+  '.k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon',
+  '.k8s.io.api.networking.v1.IngressRule.ingressRuleValue',
+]);
+
 let root: protobuf.Root | undefined;
+
+/** The schemas, for other modules that follow the same types (validation of built-in kinds). */
+export function kubeSchemaRoot(): protobuf.Root {
+  return kubeRoot();
+}
 
 function kubeRoot(): protobuf.Root {
   root ??= protobuf.Root.fromJSON(bundle as protobuf.INamespace);
@@ -104,7 +121,8 @@ function messageJson(type: protobuf.Type, msg: protobuf.Message): Json {
       // A Go value (not a pointer) is always on the wire: its zero value means "not set".
       if (!field.resolvedType && field.options?.[NULLABLE] === false && isZero(raw)) continue;
       const value = valueOf(raw);
-      if (value !== undefined) out[field.name] = value;
+      if (value !== undefined && INLINE_FIELDS.has(`${type.fullName}.${field.name}`) && typeof value === 'object' && value !== null) Object.assign(out, value);
+      else if (value !== undefined) out[field.name] = value;
     }
   }
   return out;

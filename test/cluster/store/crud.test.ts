@@ -227,3 +227,32 @@ describe('Service allocation', () => {
     expect(updated.spec.clusterIP).toBe(a.spec.clusterIP);
   });
 });
+
+describe('built-in kinds against the Kubernetes schemas', () => {
+  it('GIVEN a wrongly typed field THEN the create is 400 with the Go decoder\'s message', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.replicas = 'three';
+    const err = apiError(() => store.create(types(store).deploy, 'default', d));
+    expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32' });
+  });
+
+  it('checks nested lists and maps too (a container port given as a string)', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.template.spec.containers[0].ports[0].containerPort = '80';
+    expect(apiError(() => store.create(types(store).deploy, 'default', d)).status.message).toContain('json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers[0].ports[0].containerPort of type int32');
+  });
+
+  it('GIVEN an unknown field THEN Strict refuses it, Warn warns, and inline fields (a volume\'s configMap) are known', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.template.spec.containers[0].colour = 'red';
+    d.spec.template.spec.volumes = [{ name: 'cfg', configMap: { name: 'cfg' } }];
+    const strict = apiError(() => store.create(types(store).deploy, 'default', d, { fieldValidation: 'Strict' }));
+    expect(strict.status.message).toBe('strict decoding error: unknown field "spec.template.spec.containers[0].colour"');
+    const warnings: string[] = [];
+    store.create(types(store).deploy, 'default', d, { fieldValidation: 'Warn', onWarning: (m) => warnings.push(m) });
+    expect(warnings).toEqual(['unknown field "spec.template.spec.containers[0].colour"']);
+  });
+});

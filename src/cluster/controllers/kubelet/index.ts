@@ -47,7 +47,7 @@ export function kubeletController(): Controller {
     const scheduledAt = phase === 'Running' ? now - timing.startMs - timing.readyMs : now;
     const life: PodLife = { nodeName, hostIP: nodeAddress(node), podIP: str(status(pod).podIP) ?? allocateIp(index + 1), scheduledAt, restarts: 0 };
     if (phase === 'Running') life.lastStage = 'running';
-    if (assigned === undefined) await ctx.api.patch(pod, { spec: { nodeName } });
+    if (assigned === undefined) await ctx.api.patch(pod, { spec: { nodeName } }, 'kube-scheduler');
     return life;
   }
 
@@ -89,6 +89,7 @@ export function kubeletController(): Controller {
   return {
     name: 'kubelet',
     kind: 'Pod',
+    fieldManager: 'kubelet',
     workers: 4,
     watches: [
       // A claim that binds lets the pods that wait for it start.

@@ -21,12 +21,22 @@ function admitServiceAccount(core: Core, type: ResourceType, pod: KubeObject): v
   throw forbidden(type, pod.metadata.name ?? '', `error looking up service account ${ns}/${sa}: serviceaccount "${sa}" not found`);
 }
 
+/** DefaultStorageClass: a claim that names no class gets the default one (an explicit "" stays classless). */
+function defaultStorageClass(core: Core, pvc: KubeObject): void {
+  const spec = isRecord(pvc.spec) ? pvc.spec : undefined;
+  if (!spec || spec.storageClassName !== undefined) return;
+  const classes = core.scan('storage.k8s.io/storageclasses', undefined);
+  const def = classes.find((c) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true');
+  if (def?.metadata.name) spec.storageClassName = def.metadata.name;
+}
+
 /** Mutating then validating admission of a create; throws the real 403 when a plugin refuses. */
 export function admitCreate(core: Core, type: ResourceType, obj: KubeObject): void {
   if (type.schema !== undefined) {
     admitQuota(core, type, obj);
     return;
   }
+  if (type.group === '' && type.kind === 'PersistentVolumeClaim') defaultStorageClass(core, obj);
   if (type.group === '' && type.kind === 'Pod') {
     admitServiceAccount(core, type, obj);
     admitPodLimits(core, type, obj);
