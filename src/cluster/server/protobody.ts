@@ -33,6 +33,11 @@ export const INLINE_FIELDS = new Set([
   '.k8s.io.api.networking.v1.IngressRule.ingressRuleValue',
 ]);
 
+/** Whether a field is serialised inline; every embedded LocalObjectReference is (`json:",inline"`). */
+export function isInline(type: protobuf.Type, field: protobuf.Field): boolean {
+  return field.name === 'localObjectReference' || INLINE_FIELDS.has(`${type.fullName}.${field.name}`);
+}
+
 let root: protobuf.Root | undefined;
 
 /** The schemas, for other modules that follow the same types (validation of built-in kinds). */
@@ -121,7 +126,7 @@ function messageJson(type: protobuf.Type, msg: protobuf.Message): Json {
       // A Go value (not a pointer) is always on the wire: its zero value means "not set".
       if (!field.resolvedType && field.options?.[NULLABLE] === false && isZero(raw)) continue;
       const value = valueOf(raw);
-      if (value !== undefined && INLINE_FIELDS.has(`${type.fullName}.${field.name}`) && typeof value === 'object' && value !== null) Object.assign(out, value);
+      if (value !== undefined && isInline(type, field) && typeof value === 'object' && value !== null) Object.assign(out, value);
       else if (value !== undefined) out[field.name] = value;
     }
   }

@@ -76,6 +76,8 @@ const ROWS: Row[] = [
   { g: 'authorization.k8s.io', k: 'SubjectAccessReview', ns: false, ...REVIEW },
   { g: 'authorization.k8s.io', k: 'LocalSubjectAccessReview', ...REVIEW },
   { g: 'authentication.k8s.io', k: 'SelfSubjectReview', ns: false, ...REVIEW },
+  // kubectl 1.27 asks `auth whoami` of v1beta1 (v1 since 1.28).
+  { g: 'authentication.k8s.io', v: 'v1beta1', k: 'SelfSubjectReview', ns: false, ...REVIEW },
   { g: 'authentication.k8s.io', k: 'TokenReview', ns: false, ...REVIEW },
   { g: 'apiextensions.k8s.io', k: 'CustomResourceDefinition', short: ['crd', 'crds'], ns: false, status: true, gen: true },
 ];

@@ -8,7 +8,7 @@
  */
 import protobuf from 'protobufjs';
 import { isRecord } from '../../../kube/object.js';
-import { INLINE_FIELDS, kindType } from '../../server/protobody.js';
+import { isInline, kindType } from '../../server/protobody.js';
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
 const ANY_JSON = new Set(['.k8s.io.apimachinery.pkg.runtime.RawExtension', `${META}.FieldsV1`]);
@@ -100,7 +100,7 @@ class Walker {
     const out = new Map<string, { owner: protobuf.Type; field: protobuf.Field }>();
     for (const field of t.fieldsArray) {
       field.resolve();
-      if (INLINE_FIELDS.has(`${t.fullName}.${field.name}`) && field.resolvedType instanceof protobuf.Type) {
+      if (isInline(t, field) && field.resolvedType instanceof protobuf.Type) {
         for (const [k, v] of this.fieldsOf(field.resolvedType)) out.set(k, v);
       } else out.set(field.name, { owner: t, field });
     }
