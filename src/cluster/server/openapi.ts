@@ -2,12 +2,14 @@
  * OpenAPI, just enough for kubectl: it reads OpenAPI to learn whether the server takes the
  * `fieldValidation` query parameter for a kind (no OpenAPI at all fails `apply`). 1.29+ read the v3
  * index and one group-version document; 1.27/1.28 read v2 as a gnostic protobuf `openapi_v2.Document`.
- * Schemas are left empty on purpose: with no schema kubectl falls back to its built-in type knowledge
- * for strategic merge patches, and to JSON merge patches for custom resources, as against a real server.
+ * The v3 documents carry component schemas (openapi-schemas.ts) for `kubectl explain`; the patch
+ * operations declare no request content types, so kubectl still builds strategic merge patches from
+ * its built-in type knowledge (and JSON merge patches for custom resources), as its fallback does.
  */
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../store/types.js';
 import { groupVersions } from './discovery.js';
+import { componentSchemas } from './openapi-schemas.js';
 import protobuf from 'protobufjs';
 
 const SERVER_VERSION = 'v1.33.0';
@@ -45,7 +47,7 @@ export function openApiV3Document(types: readonly ResourceType[], group: string,
     });
     paths[path] = { get: op('get', []), put: op('put', WRITE_PARAMS), patch: op('patch', WRITE_PARAMS), delete: op('delete', ['dryRun']) };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION }, paths, components: { schemas: {} } };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION }, paths, components: { schemas: componentSchemas(served) } };
 }
 
 /** `/openapi/v3`: every served group version with a URL whose hash changes when its document does. */

@@ -97,6 +97,11 @@ describe.runIf(versions.length > 0).each(versions)('kubectl %s', (version) => {
     }
   });
 
+  it('explains built-in kinds from the served OpenAPI schemas', async () => {
+    expect(await ok(['explain', 'deployment.spec.replicas'])).toMatch(/FIELD:\s+replicas <integer>/);
+    expect(await ok(['explain', 'pods.spec.containers'])).toMatch(/FIELD:\s+containers <\[\]Container>/);
+  });
+
   it('answers auth can-i, auth whoami and create token', async () => {
     expect((await ok(['auth', 'can-i', 'create', 'pods', '-n', ns])).trim()).toBe('yes');
     expect(await ok(['auth', 'whoami'])).toMatch(/Username\s+kubernetes-admin/);

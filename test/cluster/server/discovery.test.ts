@@ -111,3 +111,16 @@ describe('OpenAPI for kubectl field validation', () => {
     expect(utf8(bytes(readFields(bytes(gvk!, 2)[0]!), 2)[0]!)).toBe('group: "apps"\nkind: Deployment\nversion: v1\n');
   });
 });
+
+describe('OpenAPI v3 schemas', () => {
+  it('generates the built-in kinds\' schemas from the Kubernetes schemas, with their GVK, and uses a CRD\'s own schema', () => {
+    const apps = openApiV3Document(types, 'apps', 'v1') as { components: { schemas: Record<string, Record<string, unknown>> } };
+    const deploy = apps.components.schemas['io.k8s.api.apps.v1.Deployment'];
+    expect(deploy?.['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    expect(apps.components.schemas['io.k8s.api.apps.v1.DeploymentSpec']?.properties).toMatchObject({ replicas: { type: 'integer', format: 'int32' }, template: { $ref: '#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec' } });
+    // Inline members sit beside their siblings: a volume's configMap.
+    expect(Object.keys(apps.components.schemas['io.k8s.api.core.v1.Volume']?.properties as object)).toEqual(expect.arrayContaining(['name', 'configMap', 'persistentVolumeClaim']));
+    const crd = openApiV3Document([{ ...widget, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }], 'example.com', 'v1alpha1') as { components: { schemas: Record<string, Record<string, unknown>> } };
+    expect(crd.components.schemas['com.example.v1alpha1.Widget']).toMatchObject({ properties: { spec: { properties: { size: { type: 'integer' } } } }, 'x-kubernetes-group-version-kind': [{ group: 'example.com', kind: 'Widget', version: 'v1alpha1' }] });
+  });
+});
