@@ -94,8 +94,8 @@ function followLogs(x: ConnectRequest, pod: KubeObject, container: string | unde
   let count = sent.length;
   const firstAt = sent[0]?.at;
   let done = false;
-  let watch: { stop(): void } | undefined;
-  watch = x.store.watch(x.type, x.namespace, { resourceVersion: pod.metadata.resourceVersion ?? '', fieldSelector: `metadata.name=${x.name}` }, (ev) => {
+  let watchReady = false;
+  const watch: { stop(): void } = x.store.watch(x.type, x.namespace, { resourceVersion: pod.metadata.resourceVersion ?? '', fieldSelector: `metadata.name=${x.name}` }, (ev) => {
     if (ev.type === 'DELETED') return finish();
     if (ev.type !== 'MODIFIED') return;
     const now = podLogs(ev.object as KubeObject, container, false);
@@ -106,12 +106,14 @@ function followLogs(x: ConnectRequest, pod: KubeObject, container: string | unde
     count = now.lines.length;
     if (now.finished) finish();
   });
+  watchReady = true;
   if (done) watch.stop();
   function finish(): void {
     if (done) return;
     done = true;
-    watch?.stop();
+    // The watch may report synchronously, before `watch` is assigned: stop it right after instead.
+    if (watchReady) watch.stop();
     x.res.end();
   }
-  x.req.on('close', () => watch?.stop());
+  x.req.on('close', () => watch.stop());
 }

@@ -86,7 +86,7 @@ export const morePrinters: Record<string, Printer> = {
     columns: [col('AddressType'), col('Ports'), col('Endpoints'), AGE],
     cells: (s, now) => [
       str(s.addressType, ''),
-      shortList(arr(s.ports).map((p) => String(field(p, 'port') ?? ''))),
+      shortList(arr(s.ports).map((p) => { const port = field(p, 'port'); return typeof port === 'number' ? String(port) : ''; })),
       shortList(arr(s.endpoints).flatMap((e) => arr(field(e, 'addresses')).map(String))),
       age(s, now),
     ],

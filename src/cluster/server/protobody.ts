@@ -46,7 +46,7 @@ export function kubeSchemaRoot(): protobuf.Root {
 }
 
 function kubeRoot(): protobuf.Root {
-  root ??= protobuf.Root.fromJSON(bundle as protobuf.INamespace);
+  root ??= protobuf.Root.fromJSON(bundle);
   return root;
 }
 

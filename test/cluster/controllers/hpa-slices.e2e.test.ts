@@ -37,7 +37,7 @@ describe('HorizontalPodAutoscaler', () => {
     await h.kube.create(deployment('web', 2));
     await h.kube.create(hpa(200));
     await eventually(() => loose(get('Deployment', 'web')).spec.replicas === 4, 5000, 'scaled to 4');
-    const status = await eventually(() => st(get('HorizontalPodAutoscaler', 'web')).currentReplicas === 4 && st(get('HorizontalPodAutoscaler', 'web')), 5000, 'hpa status');
+    const status = await eventually((): unknown => st(get('HorizontalPodAutoscaler', 'web')).currentReplicas === 4 && st(get('HorizontalPodAutoscaler', 'web')), 5000, 'hpa status');
     expect(status).toMatchObject({ desiredReplicas: 4, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 50 } } }] });
     expect(hasCondition(get('HorizontalPodAutoscaler', 'web'), 'ScalingActive')).toBe(true);
     expect(h.kube.all('Event').some((e) => loose(e).reason === 'SuccessfulRescale' && /New size: 4/.test(loose(e).message))).toBe(true);
@@ -57,7 +57,8 @@ describe('EndpointSlices', () => {
     await h.kube.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'api', namespace: 'default' }, spec: { selector: { app: 'api' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } });
     const slice = await eventually(() => {
       const s = h.kube.all('EndpointSlice').find((x) => x.metadata.labels?.['kubernetes.io/service-name'] === 'api');
-      return s && loose(s).endpoints.length === 2 && loose(s).endpoints.every((e: { conditions: { ready: boolean } }) => e.conditions.ready) && s;
+      const ready = s !== undefined && loose(s).endpoints.length === 2 && loose(s).endpoints.every((e: { conditions: { ready: boolean } }) => e.conditions.ready);
+      return ready ? s : undefined;
     }, 5000, 'slice with two ready endpoints');
     expect(slice.metadata.name).toMatch(/^api-/);
     expect(slice.metadata.labels?.['endpointslice.kubernetes.io/managed-by']).toBe('endpointslice-controller.k8s.io');

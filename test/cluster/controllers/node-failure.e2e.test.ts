@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 const get = (kind: string, name: string): KubeObject | undefined => h.kube.all(kind).find((o) => o.metadata.name === name);
-const nodeOf = (pod: KubeObject | undefined): string => loose(pod)?.spec?.nodeName ?? '';
+const nodeOf = (pod: KubeObject | undefined): string => String(loose(pod)?.spec?.nodeName ?? '');
 const setDown = (node: string, down: boolean) =>
   h.kube.patch({ apiVersion: 'v1', kind: 'Node', name: node }, { metadata: { annotations: { 'sim.baton.dev/node-down': down ? 'true' : null } } }, 'merge');
 

@@ -98,7 +98,7 @@ describe('OpenAPI for kubectl field validation', () => {
   it('encodes the same facts in the gnostic v2 protobuf kubectl 1.27/1.28 read', () => {
     // Walk Document.paths(8).path(2) -> NamedPathItem{name(1), value(2).patch(8)} as kubectl's query_param_verifier does.
     const utf8 = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
-    const bytes = (fs: ReturnType<typeof readFields>, n: number): Uint8Array[] => fs.filter((f) => f.field === n && f.wire === 'bytes').map((f) => f.value as Uint8Array);
+    const bytes = (fs: ReturnType<typeof readFields>, n: number): Uint8Array[] => fs.filter((f) => f.field === n && f.wire === 'bytes').map((f) => f.value);
     const doc = readFields(openApiV2Protobuf(types));
     expect(utf8(bytes(doc, 1)[0]!)).toBe('2.0');
     const named = bytes(readFields(bytes(doc, 8)[0]!), 2).map((b) => readFields(b));

@@ -31,6 +31,15 @@ export function defaultLimitRange(obj: KubeObject): void {
   }
 }
 
+/** Sets each missing resource from `defaults`, noting which it set. */
+function fill(target: Resources, defaults: Resources, set: string[]): void {
+  for (const [k, v] of Object.entries(defaults)) {
+    if (target[k] !== undefined) continue;
+    target[k] = v;
+    set.push(k);
+  }
+}
+
 function containerItems(core: Core, namespace: string): Obj[] {
   const ranges = [...(core.collections.get('/limitranges')?.get(namespace)?.values() ?? [])];
   return ranges.flatMap((r) => records(asObj(r.spec).limits)).filter((i) => i.type === 'Container');
@@ -50,8 +59,8 @@ export function admitPodLimits(core: Core, type: ResourceType, pod: KubeObject):
     const setRequests: string[] = [];
     const setLimits: string[] = [];
     for (const item of items) {
-      for (const [k, v] of Object.entries(asObj(item.defaultRequest) as Resources)) if (requests[k] === undefined) ((requests[k] = v), setRequests.push(k));
-      for (const [k, v] of Object.entries(asObj(item.default) as Resources)) if (limits[k] === undefined) ((limits[k] = v), setLimits.push(k));
+      fill(requests, asObj(item.defaultRequest) as Resources, setRequests);
+      fill(limits, asObj(item.default) as Resources, setLimits);
     }
     if (setRequests.length + setLimits.length === 0) continue;
     c.resources = { ...resources, ...(Object.keys(limits).length > 0 ? { limits } : {}), ...(Object.keys(requests).length > 0 ? { requests } : {}) };
