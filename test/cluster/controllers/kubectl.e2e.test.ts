@@ -1,9 +1,12 @@
 /**
  * Acceptance: the simulated workloads as kubectl sees them, end to end over HTTP (small delays).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubectlBinaries, startTestCluster, type TestCluster } from '../../helpers/cluster.js';
 import type { Loose } from './harness.js';
+
+// Many kubectl runs per test: on two shared cores beside other end-to-end files they can take a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 // The versioned binary directly: the dispatcher on the PATH adds a process and a /version call per run.
 const bin = kubectlBinaries()?.newest ?? 'kubectl';

@@ -7,8 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestCluster, kubectlBinaries, startTestCluster } from '../../helpers/cluster.js';
+
+// Many kubectl runs per test: on two shared cores beside other end-to-end files they can take a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 const bins = kubectlBinaries();
 const versions = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'].filter((v) => bins && existsSync(join(bins.dir, `kubectl.${v}`)));
