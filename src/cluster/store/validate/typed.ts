@@ -49,6 +49,24 @@ function scalarOk(type: string, v: unknown): boolean {
   }
 }
 
+type FieldMap = Map<string, { owner: protobuf.Type; field: protobuf.Field }>;
+/** The JSON names each message accepts, computed once per message (every write walks them). */
+const fieldMaps = new WeakMap<protobuf.Type, FieldMap>();
+
+function fieldsOf(t: protobuf.Type): FieldMap {
+  let out = fieldMaps.get(t);
+  if (out) return out;
+  out = new Map();
+  for (const field of t.fieldsArray) {
+    field.resolve();
+    if (isInline(t, field) && field.resolvedType instanceof protobuf.Type) {
+      for (const [k, v] of fieldsOf(field.resolvedType)) out.set(k, v);
+    } else out.set(field.name, { owner: t, field });
+  }
+  fieldMaps.set(t, out);
+  return out;
+}
+
 class Walker {
   readonly result: TypedResult = { unknown: [] };
 
@@ -95,20 +113,8 @@ class Walker {
     this.object(t, v, path);
   }
 
-  /** The JSON names a message accepts, inline members included. */
-  private fieldsOf(t: protobuf.Type): Map<string, { owner: protobuf.Type; field: protobuf.Field }> {
-    const out = new Map<string, { owner: protobuf.Type; field: protobuf.Field }>();
-    for (const field of t.fieldsArray) {
-      field.resolve();
-      if (isInline(t, field) && field.resolvedType instanceof protobuf.Type) {
-        for (const [k, v] of this.fieldsOf(field.resolvedType)) out.set(k, v);
-      } else out.set(field.name, { owner: t, field });
-    }
-    return out;
-  }
-
   object(t: protobuf.Type, v: Record<string, unknown>, path: string): void {
-    const fields = this.fieldsOf(t);
+    const fields = fieldsOf(t);
     for (const [k, item] of Object.entries(v)) {
       const known = fields.get(k);
       if (known) this.value(known.owner, known.field, join(path, k), item);
