@@ -65,7 +65,6 @@ export function isSopsText(text: string): boolean {
 
 export async function resolveInstanceValues(tree: FileTree, input: InstanceValuesInput, ctx: ValuesContext): Promise<InstanceValues> {
   const out: InstanceValues = { params: {}, sensitiveParams: [], secrets: [], unseenParams: [], unseenCluster: false, problems: [] };
-  const file = input.source.file;
   const locate = (source: SourceFile, path: (string | number)[]): Pick<Problem, 'file' | 'path' | 'line' | 'column'> => ({ file: source.file, path, ...source.locate(path) });
   const fail = (err: unknown, source: SourceFile, prefix: (string | number)[] = []): void => {
     if (!(err instanceof SecretsError)) throw err;

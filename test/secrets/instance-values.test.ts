@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseYamlFile } from '../../src/render/source.js';
 import { MemoryTree } from '../../src/render/tree.js';
 import { AgeKeyring } from '../../src/secrets/age-keyring.js';
-import { resolveInstanceValues, type InstanceValuesInput, type ValuesContext } from '../../src/secrets/instance-values.js';
+import { resolveInstanceValues, type InstanceValuesInput } from '../../src/secrets/instance-values.js';
 import type { ValuesFromRef } from '../../src/secrets/values-from.js';
 import { clusterValuesVersion } from '../../src/secrets/values-from.js';
 import { FakeKube } from '../plans/fake-client.js';
