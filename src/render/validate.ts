@@ -29,8 +29,8 @@ export interface ValidationReport {
   ok: boolean;
 }
 
-/** A value of the declared type for a required parameter without default, so plans can render. */
-function sampleValue(p: ParamDecl): unknown {
+/** A value of the declared type for a required parameter without default, so plans can render (also `baton rbac`, and values validate cannot read). */
+export function sampleValue(p: ParamDecl): unknown {
   if (p.enum && p.enum.length > 0) return p.enum[0];
   switch (p.type) {
     case 'integer':

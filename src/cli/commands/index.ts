@@ -16,6 +16,7 @@ import { registerAgent } from './agent.js';
 import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
+import { registerRbac } from './rbac.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -31,5 +32,6 @@ export const commands: RegisterCommand[] = [
   registerAgent,
   registerCluster,
   registerTest,
+  registerRbac,
   registerDemo,
 ];
