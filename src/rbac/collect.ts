@@ -5,7 +5,7 @@
  * seen; the docs say so and `--kind` adds them.
  */
 import { hasErrors, isRequired, listFrameworks, listInstances, loadFramework, loadInstance, resolveParams, renderPlan, type FileTree, type Renderer } from '../render/index.js';
-import { sampleValue } from '../render/validate.js';
+import { sampleValue } from '../render/params.js';
 import type { KubeObject } from '../kube/object.js';
 import type { Problem } from '../render/problems.js';
 

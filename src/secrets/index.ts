@@ -11,3 +11,4 @@ export { isSopsDocument } from './sops-file.js';
 export { defaultKeyFile, loadAgeKeys, loadLocalAgeKeys, loadSecretAgeKeys, parseSecretRef, type AgeKeySources } from './key-sources.js';
 export { clusterValuesVersion, readClusterValues, type ClusterValues, type ValuesFromRef } from './values-from.js';
 export { hasExternalValues, isSopsText, resolveInstanceValues, type InstanceValues, type InstanceValuesInput, type ValuesContext } from './instance-values.js';
+export { resolveInstanceParams, type InstanceParams } from './resolve-params.js';

@@ -12,14 +12,10 @@ import type { KubeClient } from '../kube/client.js';
 import { isRecord, type KubeObject } from '../kube/object.js';
 import { errorMessage } from '../errors.js';
 import { SecretsError } from './errors.js';
+import type { ValuesFromDecl } from '../render/schemas.js';
 
-export interface ValuesFromRef {
-  kind: 'Secret' | 'ConfigMap';
-  name: string;
-  key?: string;
-  param?: string;
-  optional?: boolean;
-}
+/** One `valuesFrom` entry of an instance file (its schema is in render/schemas.ts). */
+export type ValuesFromRef = ValuesFromDecl;
 
 /** The declared type of each parameter, to convert entry text. */
 export type ParamTypes = ReadonlyMap<string, string>;
