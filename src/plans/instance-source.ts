@@ -63,7 +63,8 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const tenancy = instanceViolations(settings.ok ? settings.value.decl.tenants : undefined, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
   if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
   // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
-  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: false });
+  // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.
+  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true });
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
     const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved });

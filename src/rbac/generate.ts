@@ -83,13 +83,17 @@ function role(kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], n
   return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: meta(name, namespace), rules };
 }
 
-/** What the engine and agent need in every namespace they run instances in, besides the frameworks' kinds. */
-function batonNamespaceNeeds(set: RuleSet): void {
-  add(set, '', 'configmaps', ['create', 'delete', 'get', 'update']); // checkpoints
+/** Baton's bookkeeping in each instance namespace, always under the agent's own account: checkpoints and Events. */
+function bookkeeping(set: RuleSet): void {
+  add(set, '', 'configmaps', ['create', 'delete', 'get', 'update']);
   add(set, '', 'events', ['create']);
-  add(set, '', 'pods', ['list']); // readiness explanations
-  add(set, '', 'secrets', ['get']); // valuesFrom
-  add(set, '', 'configmaps', ['get']); // valuesFrom
+}
+
+/** Reads that go with the objects (under the tenant's account when it has one): Pods for readiness explanations, valuesFrom. */
+function objectReads(set: RuleSet): void {
+  add(set, '', 'pods', ['list']);
+  add(set, '', 'secrets', ['get']);
+  add(set, '', 'configmaps', ['get']);
 }
 
 /** The agent's own namespace: its leader Lease, and the Secrets holding age keys and notification credentials. */
@@ -123,22 +127,26 @@ export function generateRbac(input: RbacInput): RbacOutput {
   const clusterRules: RuleSet = new Map();
   // With tenants, the agent's own account acts through the tenants' accounts: it needs only to impersonate them.
   const delegated = tenant === undefined && tenants.length > 0;
-  const uses = input.instances.filter((u) => {
-    const m = tenantOf(tenants, u.file);
+  /** Whose objects this account applies itself (the rest it only keeps the books for). */
+  const appliesFor = (file: string): boolean => {
+    const m = tenantOf(tenants, file);
     return tenant ? m.kind === 'tenant' && m.tenant.name === tenant.name : !delegated || (m.kind === 'tenant' && m.tenant.serviceAccount === undefined);
-  });
+  };
+  const uses = input.instances.filter((u) => appliesFor(u.file) || (tenant === undefined && delegated));
   const impersonate = delegated ? impersonationRules(tenants) : [];
 
   const namespaces = [...new Set(uses.map((u) => u.namespace))].sort();
   const crds = crdResources(input.frameworks.flatMap((f) => f.objects));
   const frameworkKey = (f: { name: string; version: string }): string => `${f.name}@${f.version}`;
   const byKey = new Map(input.frameworks.map((f) => [frameworkKey(f), f]));
-  for (const key of new Set(uses.map((u) => `${u.framework}@${u.version}`))) {
+  for (const key of new Set(uses.filter((u) => appliesFor(u.file)).map((u) => `${u.framework}@${u.version}`))) {
     const f = byKey.get(key);
     if (f && f.problems.length > 0) warnings.push(`framework ${f.name} ${f.version} does not render with its defaults (${f.problems[0]?.message ?? ''}): its kinds are missing; fix it and run baton rbac again`);
   }
   /** Adds the kinds of the given frameworks (and the extra kinds) to the namespaced and cluster rule sets. */
-  const addKinds = (keys: Iterable<string>, nsRules: RuleSet): void => {
+  const addKinds = (keys: Iterable<string>, nsRules: RuleSet, objectsToo: boolean): void => {
+    if (tenant === undefined) bookkeeping(nsRules);
+    if (!objectsToo) return;
     const kinds = [
       ...[...keys].flatMap((k) => (byKey.get(k)?.objects ?? []).map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, clusterScoped: o.metadata.namespace === undefined }))),
       ...(input.extraKinds ?? []),
@@ -148,13 +156,14 @@ export function generateRbac(input: RbacInput): RbacOutput {
       if (r.guessed) warnings.push(`${k.kind} (${k.apiVersion}): resource name guessed as "${r.resource}" (no built-in or rendered CRD names it); check it against kubectl api-resources`);
       add(k.clusterScoped ? clusterRules : nsRules, r.group, r.resource, OBJECT_VERBS);
     }
-    batonNamespaceNeeds(nsRules);
+    objectReads(nsRules);
   };
   // Each namespace gets the kinds of the frameworks its own instances use; --cluster-wide merges them.
   const perNamespace = new Map<string, RuleSet>();
   for (const ns of namespaces) {
     const rules: RuleSet = new Map();
-    addKinds(new Set(uses.filter((u) => u.namespace === ns).map((u) => `${u.framework}@${u.version}`)), rules);
+    const here = uses.filter((u) => u.namespace === ns);
+    addKinds(new Set(here.filter((u) => appliesFor(u.file)).map((u) => `${u.framework}@${u.version}`)), rules, here.some((u) => appliesFor(u.file)));
     perNamespace.set(ns, rules);
   }
   const merged: RuleSet = new Map();

@@ -30,6 +30,8 @@ export interface AgentFlags {
   signingKey?: string;
   /** false from --no-events. */
   events?: boolean;
+  ageKeyFile?: string;
+  ageKeySecret?: string;
 }
 
 export interface AgentSettings {
@@ -57,6 +59,10 @@ export interface AgentSettings {
   signingKey?: string;
   /** Record Kubernetes Events for plans (see plans/kube-events.ts). */
   events: boolean;
+  /** Age keys for SOPS-encrypted values: a key file ($SOPS_AGE_KEY_FILE and $SOPS_AGE_KEY are read as well). */
+  ageKeyFile?: string;
+  /** `namespace/name` of a Secret holding age keys. */
+  ageKeySecret?: string;
 }
 
 export class SettingsError extends BatonError {
@@ -84,6 +90,10 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
+  const ageKeyFile = pick(flags.ageKeyFile, 'SOPS_AGE_KEY_FILE');
+  if (ageKeyFile && !existsSync(ageKeyFile.value)) throw new SettingsError(ageKeyFile.source, '--age-key-file', 'an age key file', ageKeyFile.value);
+  const ageKeySecret = pick(flags.ageKeySecret, 'BATON_AGE_KEY_SECRET');
+  if (ageKeySecret && !/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(ageKeySecret.value)) throw new SettingsError(ageKeySecret.source, '--age-key-secret', 'NAMESPACE/NAME of a Secret', ageKeySecret.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
   if (signingKey && !existsSync(signingKey.value)) throw new SettingsError(signingKey.source, '--signing-key', 'an SSH private key file', signingKey.value);
   const settings: AgentSettings = {
@@ -105,6 +115,8 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
     ...(signingKey ? { signingKey: signingKey.value } : {}),
+    ...(ageKeyFile ? { ageKeyFile: ageKeyFile.value } : {}),
+    ...(ageKeySecret ? { ageKeySecret: ageKeySecret.value } : {}),
   };
   return settings;
 }

@@ -39,6 +39,7 @@ describe('the rule set', () => {
     const teamA = rulesOf(objects, 'Role', 'team-a');
     expect(can(teamA, 'apps', 'statefulsets', 'patch')).toBe(true);
     expect(can(teamA, '', 'configmaps', 'update')).toBe(true); // checkpoints
+    expect(can(teamA, '', 'secrets', 'get')).toBe(true); // valuesFrom
     expect(can(teamA, '', 'events', 'create')).toBe(true);
     expect(can(teamA, '', 'pods', 'list')).toBe(true);
     expect(can(teamA, 'db.example.com', 'clusters', 'get')).toBe(false); // another namespace's framework
@@ -73,13 +74,19 @@ describe('the rule set', () => {
       tenantSchema.parse({ name: 'platform', instances: ['instances/platform/*'], namespaces: ['platform'], kinds: ['*'], clusterKinds: ['*'], serviceAccount: { namespace: 'baton-system', name: 'tenant-platform' } }),
     ];
     const agent = generateRbac({ frameworks, instances, tenants, serviceAccount: SA }).objects;
-    expect(agent.filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace)).toEqual(['baton-system']);
+    // The agent keeps its books (checkpoints, Events) in the tenants' namespaces; the objects are the tenants'.
+    expect(agent.filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace)).toEqual(['platform', 'team-a', 'baton-system']);
+    expect(rulesOf(agent, 'Role', 'team-a')).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'get', 'update'] }, { apiGroups: [''], resources: ['events'], verbs: ['create'] }]);
     expect(rulesOf(agent, 'ClusterRole')).toContainEqual({ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: ['tenant-platform', 'tenant-team-a'] });
     expect(can(rulesOf(agent, 'ClusterRole'), 'apiextensions.k8s.io', 'customresourcedefinitions', 'create')).toBe(false);
     const teamA = generateRbac({ frameworks, instances, tenants, tenant: 'team-a', serviceAccount: SA }).objects;
     expect(teamA.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toEqual(['ClusterRole//baton-tenant-team-a', 'ClusterRoleBinding//baton-tenant-team-a', 'Namespace//team-a', 'Role/team-a/baton-tenant-team-a', 'RoleBinding/team-a/baton-tenant-team-a']);
     expect(rulesOf(teamA, 'ClusterRole')).toEqual([{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['team-a'] }]);
     expect(JSON.stringify(teamA.find((o) => o.kind === 'RoleBinding')?.subjects)).toContain('tenant-team-a');
+    const tenantRole = rulesOf(teamA, 'Role', 'team-a');
+    expect(can(tenantRole, 'apps', 'statefulsets', 'patch')).toBe(true);
+    expect(can(tenantRole, '', 'configmaps', 'update')).toBe(true); // the redis framework renders ConfigMaps
+    expect(can(tenantRole, '', 'events', 'create')).toBe(false); // Events are the agent's
     expect(() => generateRbac({ frameworks, instances, tenants, tenant: 'nobody', serviceAccount: SA })).toThrow('baton.yaml has no tenant nobody (tenants: team-a, platform)');
   });
 });
