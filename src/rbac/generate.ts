@@ -141,6 +141,7 @@ export function generateRbac(input: RbacInput): RbacOutput {
   const byKey = new Map(input.frameworks.map((f) => [frameworkKey(f), f]));
   for (const key of new Set(uses.filter((u) => appliesFor(u.file)).map((u) => `${u.framework}@${u.version}`))) {
     const f = byKey.get(key);
+    if (f === undefined) warnings.push(`framework ${key.replace('@', ' ')} (used by ${uses.filter((u) => `${u.framework}@${u.version}` === key).map((u) => u.file).join(', ')}) is not in the repository: its kinds are missing`);
     if (f && f.problems.length > 0) warnings.push(`framework ${f.name} ${f.version} does not render with its defaults (${f.problems[0]?.message ?? ''}): its kinds are missing; fix it and run baton rbac again`);
   }
   /** Adds the kinds of the given frameworks (and the extra kinds) to the namespaced and cluster rule sets. */

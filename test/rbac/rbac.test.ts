@@ -4,7 +4,9 @@
  * agent only impersonates, and each tenant's ServiceAccount gets its own rules. deploy/rbac.yaml is
  * the output for repo-template and must be current.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.js';
 import { generateRbac, rbacFor, type FrameworkObjects, type PolicyRule } from '../../src/rbac/index.js';
@@ -91,22 +93,35 @@ describe('the rule set', () => {
   });
 });
 
-describe('repo-template', () => {
+describe('a repository made by baton init (repo-template and the catalog)', () => {
   let renderer: Renderer;
-  beforeAll(() => { renderer = new Renderer(); });
-  afterAll(async () => { await renderer.close(); });
+  let dir: string;
+  beforeAll(async () => {
+    renderer = new Renderer();
+    dir = join(mkdtempSync(join(tmpdir(), 'baton-rbac-')), 'repo');
+    expect((await runCli(['init', dir])).code).toBe(0);
+  });
+  afterAll(async () => {
+    await renderer.close();
+    rmSync(dirname(dir), { recursive: true, force: true });
+  });
 
   it('renders its frameworks and grants what their plans create', async () => {
-    const { objects, warnings } = await rbacFor(new DirectoryTree('repo-template'), renderer, { serviceAccount: SA });
+    const { objects, warnings } = await rbacFor(new DirectoryTree(dir), renderer, { serviceAccount: SA });
     expect(warnings).toEqual([]);
     const roles = objects.filter((o) => o.kind === 'Role' && o.metadata.namespace !== 'baton-system');
     expect(roles.length).toBeGreaterThan(0);
     for (const r of roles) expect(can(r.rules as PolicyRule[], 'apps', 'statefulsets', 'patch') || can(r.rules as PolicyRule[], 'apps', 'deployments', 'patch')).toBe(true);
   });
 
-  it('deploy/rbac.yaml is the current output of baton rbac --repo repo-template', async () => {
-    const out = await runCli(['rbac', '--repo', 'repo-template']);
+  it('deploy/rbac.yaml is its current output (regenerate: baton init /tmp/r && baton rbac --repo /tmp/r > deploy/rbac.yaml)', async () => {
+    const out = await runCli(['rbac', '--repo', dir]);
     expect(out.code).toBe(0);
     expect(readFileSync('deploy/rbac.yaml', 'utf8')).toBe(out.stdout);
+  });
+
+  it('warns about an instance whose framework version is not in the repository', () => {
+    const { warnings } = generateRbac({ frameworks: [], instances: [{ file: 'instances/a/x.yaml', namespace: 'a', framework: 'ghost', version: '1.0.0' }], serviceAccount: SA });
+    expect(warnings).toContain('framework ghost 1.0.0 (used by instances/a/x.yaml) is not in the repository: its kinds are missing');
   });
 });

@@ -17,11 +17,13 @@ import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
 import { registerRbac } from './rbac.js';
+import { registerNew } from './new.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
 export const commands: RegisterCommand[] = [
   registerInit,
+  registerNew,
   registerValidate,
   registerRender,
   registerPreview,
