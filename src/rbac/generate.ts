@@ -112,6 +112,41 @@ function impersonationRules(tenants: readonly TenantDecl[]): PolicyRule[] {
   return [...byNs].sort().map(([, names]) => ({ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: names.sort() }));
 }
 
+function frameworkWarnings(uses: readonly InstanceUse[], byKey: ReadonlyMap<string, FrameworkObjects>): string[] {
+  const out: string[] = [];
+  for (const key of new Set(uses.map((u) => `${u.framework}@${u.version}`))) {
+    const f = byKey.get(key);
+    if (f === undefined) out.push(`framework ${key.replace('@', ' ')} (used by ${uses.filter((u) => `${u.framework}@${u.version}` === key).map((u) => u.file).join(', ')}) is not in the repository: its kinds are missing`);
+    else if (f.problems.length > 0) out.push(`framework ${f.name} ${f.version} does not render with its defaults (${f.problems[0]?.message ?? ''}): its kinds are missing; fix it and run baton rbac again`);
+  }
+  return out;
+}
+
+interface Assembly {
+  base: string;
+  sa: { namespace: string; name: string };
+  cluster: PolicyRule[];
+  perNamespace: ReadonlyMap<string, RuleSet>;
+  clusterWide: boolean;
+  namespaces: boolean;
+  own: boolean;
+}
+
+/** The printed objects: ClusterRole and binding, per-namespace Roles (or their rules in the ClusterRole), the agent's own Role. */
+function assemble(a: Assembly): KubeObject[] {
+  const objects: KubeObject[] = [];
+  const merged: RuleSet = new Map();
+  for (const rules of a.perNamespace.values()) for (const [key, verbs] of rules) { const [g = '', r = ''] = key.split('\0'); add(merged, g, r, [...verbs]); }
+  objects.push(role('ClusterRole', a.base, [...a.cluster.slice(0, 1), ...(a.clusterWide ? toRules(merged) : []), ...a.cluster.slice(1)]), binding('ClusterRoleBinding', 'ClusterRole', a.base, a.sa));
+  if (!a.clusterWide) {
+    // Roles live in namespaces: create the instance namespaces with them (the agent would otherwise create them later).
+    if (a.namespaces) for (const ns of a.perNamespace.keys()) objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const [ns, rules] of a.perNamespace) objects.push(role('Role', a.base, toRules(rules), ns), binding('RoleBinding', 'Role', a.base, a.sa, ns));
+  }
+  if (a.own) objects.push(...ownRole(a.base, a.sa));
+  return objects;
+}
+
 export function generateRbac(input: RbacInput): RbacOutput {
   const warnings: string[] = [];
   const tenants = input.tenants ?? [];
@@ -139,11 +174,7 @@ export function generateRbac(input: RbacInput): RbacOutput {
   const crds = crdResources(input.frameworks.flatMap((f) => f.objects));
   const frameworkKey = (f: { name: string; version: string }): string => `${f.name}@${f.version}`;
   const byKey = new Map(input.frameworks.map((f) => [frameworkKey(f), f]));
-  for (const key of new Set(uses.filter((u) => appliesFor(u.file)).map((u) => `${u.framework}@${u.version}`))) {
-    const f = byKey.get(key);
-    if (f === undefined) warnings.push(`framework ${key.replace('@', ' ')} (used by ${uses.filter((u) => `${u.framework}@${u.version}` === key).map((u) => u.file).join(', ')}) is not in the repository: its kinds are missing`);
-    if (f && f.problems.length > 0) warnings.push(`framework ${f.name} ${f.version} does not render with its defaults (${f.problems[0]?.message ?? ''}): its kinds are missing; fix it and run baton rbac again`);
-  }
+  warnings.push(...frameworkWarnings(uses.filter((u) => appliesFor(u.file)), byKey));
   /** Adds the kinds of the given frameworks (and the extra kinds) to the namespaced and cluster rule sets. */
   const addKinds = (keys: Iterable<string>, nsRules: RuleSet, objectsToo: boolean): void => {
     if (tenant === undefined) bookkeeping(nsRules);
@@ -167,22 +198,12 @@ export function generateRbac(input: RbacInput): RbacOutput {
     addKinds(new Set(here.filter((u) => appliesFor(u.file)).map((u) => `${u.framework}@${u.version}`)), rules, here.some((u) => appliesFor(u.file)));
     perNamespace.set(ns, rules);
   }
-  const merged: RuleSet = new Map();
-  for (const rules of perNamespace.values()) for (const [key, verbs] of rules) { const [g = '', r = ''] = key.split('\0'); add(merged, g, r, [...verbs]); }
 
   // Namespaces: the engine creates an instance's namespace when it is missing; a tenant's account only reads its own.
   const nsRule: PolicyRule = tenant
     ? { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], ...(namespaces.length > 0 ? { resourceNames: namespaces } : {}) }
     : { apiGroups: [''], resources: ['namespaces'], verbs: ['create', 'get'] };
-  const clusterWide = input.clusterWide === true;
-  const cluster = [nsRule, ...toRules(clusterRules), ...(clusterWide ? toRules(merged) : []), ...impersonate];
-  objects.push(role('ClusterRole', base, cluster), binding('ClusterRoleBinding', 'ClusterRole', base, sa));
-  if (!clusterWide) {
-    // Roles live in namespaces: create the instance namespaces with them (the agent would otherwise create them later).
-    if (input.namespaces !== false) for (const ns of perNamespace.keys()) objects.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const [ns, rules] of perNamespace) objects.push(role('Role', base, toRules(rules), ns), binding('RoleBinding', 'Role', base, sa, ns));
-  }
-  if (!tenant) objects.push(...ownRole(base, sa));
+  objects.push(...assemble({ base, sa, cluster: [nsRule, ...toRules(clusterRules), ...impersonate], perNamespace, clusterWide: input.clusterWide === true, namespaces: input.namespaces !== false, own: !tenant }));
   if (uses.length === 0) warnings.push(tenant ? `tenant ${tenant.name} has no instances in the repository: no namespace Roles` : 'no instances in the repository: only the agent\'s own rules');
   return { objects, warnings: [...new Set(warnings)] };
 }
