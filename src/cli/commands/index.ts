@@ -18,6 +18,7 @@ import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
 import { registerRbac } from './rbac.js';
 import { registerNew } from './new.js';
+import { registerImport } from './import.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -36,4 +37,5 @@ export const commands: RegisterCommand[] = [
   registerTest,
   registerRbac,
   registerDemo,
+  registerImport,
 ];
