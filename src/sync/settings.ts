@@ -90,10 +90,6 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
-  const ageKeyFile = pick(flags.ageKeyFile, 'SOPS_AGE_KEY_FILE');
-  if (ageKeyFile && !existsSync(ageKeyFile.value)) throw new SettingsError(ageKeyFile.source, '--age-key-file', 'an age key file', ageKeyFile.value);
-  const ageKeySecret = pick(flags.ageKeySecret, 'BATON_AGE_KEY_SECRET');
-  if (ageKeySecret && !/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(ageKeySecret.value)) throw new SettingsError(ageKeySecret.source, '--age-key-secret', 'NAMESPACE/NAME of a Secret', ageKeySecret.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
   if (signingKey && !existsSync(signingKey.value)) throw new SettingsError(signingKey.source, '--signing-key', 'an SSH private key file', signingKey.value);
   const settings: AgentSettings = {
@@ -115,10 +111,20 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
     ...(signingKey ? { signingKey: signingKey.value } : {}),
-    ...(ageKeyFile ? { ageKeyFile: ageKeyFile.value } : {}),
-    ...(ageKeySecret ? { ageKeySecret: ageKeySecret.value } : {}),
+    ...ageKeySettings(flags, pick),
   };
   return settings;
+}
+
+type PickSetting = (flag: string | undefined, envKey: string) => { value: string; source: string } | undefined;
+
+/** Where SOPS age keys come from: a key file (--age-key-file, $SOPS_AGE_KEY_FILE) and a Secret (--age-key-secret, $BATON_AGE_KEY_SECRET). */
+function ageKeySettings(flags: AgentFlags, pick: PickSetting): Pick<AgentSettings, 'ageKeyFile' | 'ageKeySecret'> {
+  const file = pick(flags.ageKeyFile, 'SOPS_AGE_KEY_FILE');
+  if (file && !existsSync(file.value)) throw new SettingsError(file.source, '--age-key-file', 'an age key file', file.value);
+  const secret = pick(flags.ageKeySecret, 'BATON_AGE_KEY_SECRET');
+  if (secret && !/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(secret.value)) throw new SettingsError(secret.source, '--age-key-secret', 'NAMESPACE/NAME of a Secret', secret.value);
+  return { ...(file ? { ageKeyFile: file.value } : {}), ...(secret ? { ageKeySecret: secret.value } : {}) };
 }
 
 /** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */

@@ -45,3 +45,12 @@ describe('teamSetup', () => {
     expect(bodies).toEqual([expect.objectContaining({ type: 'plan-failed', tenant: 'shop', instance: { namespace: 'shop', name: 'db' }, message: 'deploy failed: Job failed' })]);
   });
 });
+
+describe('age key settings', () => {
+  it('take --age-key-secret or $BATON_AGE_KEY_SECRET as NAMESPACE/NAME and refuse anything else, naming the source', () => {
+    expect(resolveSettings({ repo: 'https://g/x.git', ageKeySecret: 'baton-system/age' }, {}, '/tmp').ageKeySecret).toBe('baton-system/age');
+    expect(resolveSettings({ repo: 'https://g/x.git' }, { BATON_AGE_KEY_SECRET: 'flux-system/sops-age' }, '/tmp').ageKeySecret).toBe('flux-system/sops-age');
+    expect(() => resolveSettings({ repo: 'https://g/x.git' }, { BATON_AGE_KEY_SECRET: 'sops-age' }, '/tmp')).toThrow('$BATON_AGE_KEY_SECRET --age-key-secret: expected NAMESPACE/NAME of a Secret, got "sops-age"');
+    expect(() => resolveSettings({ repo: 'https://g/x.git', ageKeyFile: '/nonexistent/keys.txt' }, {}, '/tmp')).toThrow('flag --age-key-file: expected an age key file');
+  });
+});
