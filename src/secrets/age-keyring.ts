@@ -4,7 +4,8 @@
  * age-encryption (typage, by age's author); the keyring only knows which keys it holds and where each
  * came from, so messages can name the source and the public key, never the secret.
  */
-import { Decrypter, armor, identityToRecipient } from 'age-encryption';
+/** age-encryption (and its @noble dependencies) is loaded on first use: most runs never decrypt, and it costs ~0.5 s to import. */
+const age = (): Promise<typeof import('age-encryption')> => import('age-encryption');
 import { SecretsError } from './errors.js';
 
 interface Held {
@@ -37,7 +38,7 @@ export class AgeKeyring {
       }
       let recipient: string;
       try {
-        recipient = await identityToRecipient(entry);
+        recipient = await (await age()).identityToRecipient(entry);
       } catch {
         throw new SecretsError('AGE_KEY_INVALID', `${source}, line ${line}: not a valid age identity`);
       }
@@ -71,6 +72,7 @@ export class AgeKeyring {
     if (this.held.length === 0) {
       throw new SecretsError('SOPS_NO_KEY', `the file is encrypted for ${stanzas.map((s) => s.recipient).join(', ')} and no age key was given`, ['sops', 'age']);
     }
+    const { Decrypter, armor } = await age();
     const mine = new Set(this.recipients);
     const ordered = [...stanzas].sort((a, b) => Number(mine.has(b.recipient)) - Number(mine.has(a.recipient)));
     let malformed = false;

@@ -3,7 +3,7 @@
  * the dispatcher retries every provider the same way, and reads Retry-After from the response, which
  * the client does not expose, through the fetch it is given.
  */
-import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError, type FetchFunction } from '@slack/webhook';
+import type { FetchFunction } from '@slack/webhook';
 import { EVENT_TITLES, instanceLabel, isSuccess, type NotifyEvent } from '../events.js';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, transportMessage, type DeliveryResult } from '../http.js';
 import type { Delivery } from './types.js';
@@ -24,6 +24,8 @@ export function slackDeliveries(url: string, event: NotifyEvent, timeoutMs = DEF
   return [{
     what: 'message',
     send: async (): Promise<DeliveryResult> => {
+      // Loaded on first use: the agent without a Slack notification never needs it.
+      const { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } = await import('@slack/webhook');
       let wait: number | undefined;
       const watching: FetchFunction = async (input, init) => {
         const response = await fetch(input, init);
