@@ -18,6 +18,9 @@ import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { clusterValuesVersion } from '../secrets/values-from.js';
+import { valuesDigest } from './scan.js';
 import { StatusWriter } from './status-writer.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
@@ -56,6 +59,22 @@ export interface AgentOptions {
   commitRefusal?: () => CommitRefusal | undefined;
   /** Records Kubernetes Events for plans (see plans/kube-events.ts); flushed on stop. */
   kubeEvents?: KubeEventRecorder;
+  /** Every instance's outcome with the instance and the commit it was decided at (notifications). */
+  onInstanceOutcome?: (report: InstanceOutcome) => void;
+  /** The client an instance's objects are applied with (a tenant's impersonated account). */
+  clientFor?: (key: InstanceKey) => KubeClient;
+  /** Age keys and the cluster for an instance's encrypted values and valuesFrom. */
+  valuesFor?: (key: InstanceKey) => ValuesContext;
+}
+
+/** One instance's outcome, for listeners such as notifications. */
+export interface InstanceOutcome {
+  instance: InstanceKey;
+  /** The commit whose desired state the outcome is about. */
+  commit: string | undefined;
+  reason: string;
+  outcome: RunOutcome;
+  at: string;
 }
 
 export interface CommitRefusal {
@@ -108,6 +127,8 @@ export class Agent {
   private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
   /** Set by stop(): nothing new starts. */
   private stopping = false;
+  /** Whether some instance takes values from the cluster (then no poll may skip looking). */
+  private clusterValues = false;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -144,13 +165,16 @@ export class Agent {
     }
     // Nothing new: same commit, no plan running, no schedule due. The cheap common case of a poll.
     const due = this.nextScheduleAt();
-    if (commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime())) {
+    // Instances with valuesFrom are looked at on every poll: their Secrets change outside Git.
+    if (commit === this.lastCommit && !this.clusterValues && this.workers.size === 0 && (due === undefined || due > this.now().getTime())) {
       await this.writer.flushIfPending();
       return { commit, reports: refusalReports };
     }
     const tree = await this.store.at(commit);
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
+    if (this.clusterValues) await this.addClusterValues(desired);
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
@@ -244,6 +268,7 @@ export class Agent {
       if (status) this.statuses.set(id, status);
       const outcome: RunOutcome = { kind: 'refused', message };
       this.options.onOutcome?.(outcome);
+      this.announce(key, refusal.commit, `commit ${refusal.commit.slice(0, 12)} refused`, outcome);
       this.log('warn', `${id}: refused: ${message}`, { instance: id, commit: refusal.commit, code });
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
@@ -285,7 +310,39 @@ export class Agent {
       client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
+      ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
+      ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
     };
+  }
+
+  /** Tells the outcome listener; a listener that throws never disturbs the agent. */
+  private announce(instance: InstanceKey, commit: string | undefined, reason: string, outcome: RunOutcome): void {
+    try {
+      this.options.onInstanceOutcome?.({ instance, commit, reason, outcome, at: this.now().toISOString() });
+    } catch (err) {
+      this.log('warn', `outcome listener failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Adds the current versions of each instance's valuesFrom objects to its fingerprint, so that a
+   * changed Secret is a change of desired state. An object that cannot be read keeps the version last
+   * acted on (no change is invented from a failed request).
+   */
+  private async addClusterValues(desired: Map<string, DesiredInstance>): Promise<void> {
+    for (const [id, d] of desired) {
+      if (d.valuesFrom.length === 0) continue;
+      const client = this.options.clientFor?.(d.key) ?? this.options.client;
+      try {
+        const version = await clusterValuesVersion(client, d.key.namespace, d.valuesFrom);
+        const values = valuesDigest(d.valuesFileIds, version);
+        d.fingerprint = { ...d.fingerprint, ...(values ? { values } : {}) };
+      } catch (err) {
+        const previous = this.statuses.get(id)?.observed.values;
+        d.fingerprint = { ...d.fingerprint, ...(previous ? { values: previous } : {}) };
+        this.log('warn', `${id}: valuesFrom objects could not be read: ${errorMessage(err)}`, { instance: id });
+      }
+    }
   }
 
   /** Waits for running workers, pushes pending status. */
@@ -399,6 +456,7 @@ export class Agent {
             { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
           );
           this.options.onOutcome?.(outcome);
+          this.announce(key, commit, reason, outcome);
           if (outcome.kind === 'error') retrySlotLater();
           else this.scheduleRetryAt.delete(id);
           if (status) {

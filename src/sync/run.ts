@@ -17,6 +17,7 @@ import { Agent, type AgentLog, type CommitRefusal, type PassReport } from './age
 import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
+import { teamSetup } from './team.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -42,7 +43,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     else io.log('warn', `baton.yaml is invalid, using defaults: ${loaded.problems.map((p) => p.message).join('; ')}`);
   }
   const settings = withRepositorySettings(base, decl, explicit);
-  const client = await createKubeClient({ ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) });
+  const clientOptions = { ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) };
+  const client = await createKubeClient(clientOptions);
+  const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
   const agent = new Agent({
@@ -55,6 +58,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
     ...(settings.events ? { kubeEvents: new KubeEventRecorder(client, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...team.agentOptions,
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;
@@ -104,6 +108,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     return code;
   } finally {
     await stopAgent();
+    await team.close();
     await server?.close();
     await renderer.close();
     client.close();

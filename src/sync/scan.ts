@@ -4,7 +4,10 @@
  * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
+import { createHash } from 'node:crypto';
 import { hasErrors, loadInstance, frameworkDir, scanLayout, type Problem, type ScheduleDecl } from '../render/index.js';
+import type { ValuesFromDecl } from '../render/schemas.js';
+import { normalizeTreePath } from '../render/tree.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Fingerprint, InstanceKey } from './status-file.js';
 import { requestPath } from './request-file.js';
@@ -21,9 +24,13 @@ export interface DesiredInstance {
    * refusal and runs and deletes nothing for it.
    */
   refusal?: Problem[];
+  /** Secrets and ConfigMaps its values come from: the agent adds their versions to the fingerprint. */
+  valuesFrom: ValuesFromDecl[];
+  /** Blob ids of its values files (`missing` for one that does not exist). */
+  valuesFileIds: string[];
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[] }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[] }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -41,27 +48,43 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     const key = { namespace, name };
     const blob = (await tree.id(file)) ?? '';
     const refused = hasErrors(ref.problems);
-    let parsed = refused ? { schedules: [] } : cache.get(blob);
+    let parsed: Parsed | undefined = refused ? { schedules: [], valuesFiles: [], valuesFrom: [] } : cache.get(blob);
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
-      parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules } : { schedules: [] };
+      parsed = inst.ok
+        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom }
+        : { schedules: [], valuesFiles: [], valuesFrom: [] };
       cache.set(blob, parsed);
     }
     const framework = parsed.framework;
     const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
     const request = await tree.id(requestPath(key));
+    const valuesFileIds = await Promise.all(parsed.valuesFiles.map(async (f) => {
+      try {
+        return (await tree.id(normalizeTreePath(f))) ?? 'missing';
+      } catch {
+        return 'missing';
+      }
+    }));
+    const values = valuesDigest(valuesFileIds, undefined);
     // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
     const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
-    const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}), ...(refused ? { refusal: ref.problems } : {}) });
+    const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   return out;
 }
 
 export const keyString = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
 
+/** The `values` part of a fingerprint: values files' blob ids and the valuesFrom objects' versions; undefined when there are none. */
+export function valuesDigest(fileIds: readonly string[], clusterVersion: string | undefined): string | undefined {
+  if (fileIds.length === 0 && clusterVersion === undefined) return undefined;
+  return createHash('sha256').update(`${fileIds.join(',')}|${clusterVersion ?? ''}`).digest('hex').slice(0, 40);
+}
+
 export function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
-  return a !== undefined && b !== undefined && a.instance === b.instance && a.framework === b.framework && a.request === b.request;
+  return a !== undefined && b !== undefined && a.instance === b.instance && a.framework === b.framework && a.request === b.request && a.values === b.values;
 }
 
 /** Why an instance needs attention, for logs and the status message. */
@@ -71,5 +94,6 @@ export function changeReason(previous: Fingerprint | undefined, next: Fingerprin
   if (previous.instance !== next.instance) parts.push('instance file changed');
   if (previous.framework !== next.framework) parts.push(previous.instance === next.instance ? 'framework files changed (affects every instance on this version)' : 'framework changed');
   if (previous.request !== next.request && next.request !== undefined) parts.push('plan requested');
+  if (previous.values !== next.values && previous.instance === next.instance) parts.push('values files or valuesFrom objects changed');
   return parts.join(', ') || 'unchanged';
 }
