@@ -171,7 +171,7 @@ class Execution_ {
         if (batch.kind === 'superseded') return { kind: 'superseded' };
         const { outcome } = batch;
         await this.mutate(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted`)),
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}`)),
           (inv) => inv.without(outcome.deleted),
         );
         this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
@@ -201,6 +201,12 @@ class Execution_ {
   private isSuperseded(): boolean {
     return this.o.signal?.aborted === true;
   }
+}
+
+/** `; fields left to other managers: Deployment shop/web .spec.replicas ("kubectl")` (baton.dev/conflicts: Report). */
+function leftText(left: readonly { object: string; conflicts: readonly { field: string; manager: string }[] }[]): string {
+  if (left.length === 0) return '';
+  return `; fields left to other managers: ${left.map((l) => `${l.object} ${l.conflicts.map((c) => `${c.field} ("${c.manager}")`).join(', ')}`).join('; ')}`;
 }
 
 function failureInfo(err: unknown, reason: string, message: string): FailureInfo {

@@ -1,3 +1,4 @@
+import type { BatchAction } from '../../src/render/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../src/plans/checkpoint.js';
 import type { EngineEvent } from '../../src/plans/events.js';
@@ -158,15 +159,24 @@ describe('the plan engine against an in-memory API', () => {
     expect(h.events.filter((e) => e.type === 'step-error').map((e) => e.type === 'step-error' && e.attempt)).toEqual([1, 2]);
   });
 
-  it('reports a field conflict with the manager that owns the field, and does not force silently', async () => {
+  it('GIVEN a field another manager owns WHEN the plan applies THEN Git wins by default: the apply takes the field (force)', async () => {
     h = harness();
     autoReady(h.kube);
     h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
-    const result = await h.run({ deploy: twoSteps });
-    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toMatch(/\.spec\.replicas owned by "kubectl-edit".*force: true/);
+    expect(outcome(await h.run({ deploy: twoSteps }))).toBe('complete');
   });
 
-  it('takes ownership when the task says force: true', async () => {
+  it('GIVEN a task with force: false WHEN another manager owns a field THEN the step fails FIELD_CONFLICT naming the manager (the strict behaviour, now opt-in)', async () => {
+    h = harness();
+    autoReady(h.kube);
+    h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
+    const strict: BatchAction = { ...apply(obj('apps/v1', 'Deployment', 'web')), noForce: true } as BatchAction;
+    const result = await h.run({ deploy: plan('deploy', [{ name: 'main', steps: [step('servers', [strict])] }]) });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error).toMatchObject({ code: 'FIELD_CONFLICT' });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toMatch(/\.spec\.replicas owned by "kubectl-edit".*force: false/);
+  });
+
+  it('takes ownership when the task says force: true (kept: now the default)', async () => {
     h = harness();
     autoReady(h.kube);
     h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
