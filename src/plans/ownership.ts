@@ -10,7 +10,7 @@
  *   baton.dev/conflicts: Force          take conflicting fields (the default)
  *   baton.dev/conflicts: Report         never take fields from other managers: apply the rest and
  *                                       report the fields left to others as drift
- *   baton.dev/conflicts: Fail           fail the step FIELD_CONFLICT (the behaviour before 0.2)
+ *   baton.dev/conflicts: Fail           fail the step FIELD_CONFLICT (what Baton always did before)
  *   baton.dev/drift: Ignore             drift detection leaves the object alone
  * A task's `force: true` (the only way to take fields before) is now the default and still accepted;
  * `force: false` on a task means `Fail` for its objects. An object's annotation wins over its task.

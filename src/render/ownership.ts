@@ -26,7 +26,11 @@ const CONFLICTS: Readonly<Record<string, ConflictPolicy>> = { force: 'force', re
 export function parseOwnership(annotations: unknown): OwnershipParse {
   const a: Readonly<Record<string, unknown>> = typeof annotations === 'object' && annotations !== null ? (annotations as Record<string, unknown>) : {};
   // A template may print a number or boolean; enhancement turns annotation values into strings later.
-  const text = (key: string): string | undefined => (a[key] === undefined || a[key] === null ? undefined : String(a[key]));
+  const text = (key: string): string | undefined => {
+    const v = a[key];
+    if (v === undefined || v === null) return undefined;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  };
   const apply = text(ANNOTATION_APPLY);
   const conflicts = text(ANNOTATION_CONFLICTS);
   const drift = text(ANNOTATION_DRIFT);
