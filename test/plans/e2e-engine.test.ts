@@ -184,8 +184,9 @@ describe('the engine against the simulated cluster', () => {
     expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
     expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: inst.namespace, name: 'shared' }))?.['data']).toEqual({ key: 'theirs', other: 'mine' });
     const stepState = result.kind === 'ran' ? result.execution.run.phases[0]?.steps[0]?.state : undefined;
-    expect(stepState?.message).toContain('fields left to other managers: ConfigMap');
-    expect(stepState?.message).toContain('.data.key ("helm")');
+    const message = stepState && 'message' in stepState ? stepState.message : '';
+    expect(message).toContain('fields left to other managers: ConfigMap');
+    expect(message).toContain('.data.key ("helm")');
   });
 
   it('GIVEN an object annotated baton.dev/apply: IfNotPresent WHEN it already exists THEN it is left as it is; WHEN it is absent THEN it is created', async () => {
