@@ -88,6 +88,29 @@ export interface Checkpoint {
   handledRequests: string[];
   /** The last refused change, cleared when a plan starts. */
   refusal?: Refusal;
+  /** Drift repairs (src/drift/): the last repair run, and objects another field manager keeps changing back. */
+  repair?: RepairRecord;
+}
+
+export interface RepairRecord {
+  /** The last repair, a run of the pseudo-plan `repair` (never the active run: it does not apply the desired state). */
+  last?: PlanRun;
+  fights: FightRecord[];
+}
+
+/**
+ * An object repaired again and again: another controller changes it back. After `repairs` passes a
+ * threshold within a window, repairs back off until `backoffUntil` and the fight is reported.
+ */
+export interface FightRecord {
+  object: string;
+  fields: string[];
+  /** Field managers that owned the drifted fields when they were found (empty when unknown). */
+  managers: string[];
+  repairs: number;
+  firstRepairAt: string;
+  lastRepairAt: string;
+  backoffUntil?: string;
 }
 
 export interface InstanceKey {

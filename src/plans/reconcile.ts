@@ -16,7 +16,7 @@ import { prune, removeAll, type PruneReport } from './prune.js';
 import { alignRun, newRun } from './run-record.js';
 import { desiredStoredValues, selectPlan, type DesiredState } from './selection.js';
 import { CheckpointSession } from './session.js';
-import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.js';
 import { inProgress, type PlanRun } from './state.js';
 import { changedKeys } from './values.js';
 
@@ -64,9 +64,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const emit = safeEmitter(options.onEvent);
   const stored = await options.store.load(options.instance);
   const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit);
-  const selection = selectPlan(previousStateOf(stored?.checkpoint), options.desired);
-  const retry = selection.kind === 'nothing' ? retryVerdict(stored?.checkpoint, clock.now(), options.retryNow === true) : { kind: 'none' as const };
-  const decision = retry.kind === 'due' && options.desired.plans.includes(retry.plan) ? retryDecision(retry.plan, retry.attempts) : decide(session.checkpoint.active, selection);
+  const { decision, retry } = choose(stored?.checkpoint, options, clock.now());
   const policy = options.retry ?? DEFAULT_RETRY;
   const exec: ExecutorOptions = {
     client: options.client,
@@ -166,6 +164,14 @@ function targetFor(cp: Checkpoint, run: PlanRun, now: string, options: Pick<Reco
     ...(options.sourceCommit !== undefined ? { sourceCommit: options.sourceCommit } : {}),
     ...(same && cp.target?.failure ? { failure: cp.target.failure } : {}),
   };
+}
+
+/** The selection rules and concurrency, then a failed desired state's retry when nothing else is to run. */
+function choose(cp: Checkpoint | undefined, options: ReconcileOptions, nowMs: number): { decision: Decision; retry: RetryVerdict } {
+  const selection = selectPlan(previousStateOf(cp), options.desired);
+  const retry: RetryVerdict = selection.kind === 'nothing' ? retryVerdict(cp, nowMs, options.retryNow === true) : { kind: 'none' };
+  if (retry.kind === 'due' && options.desired.plans.includes(retry.plan)) return { decision: retryDecision(retry.plan, retry.attempts), retry };
+  return { decision: decide(cp?.active, selection), retry };
 }
 
 /** A retry runs the failed target's plan again as a change-driven plan. */
