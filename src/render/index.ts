@@ -18,7 +18,7 @@ export {
   loadInstance,
   loadSettings,
 } from './repository.js';
-export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, ScheduleDecl, TaskDecl } from './schemas.js';
+export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
 export { API_VERSION } from './schemas.js';
 export type { ParamValues, ResolvedParams } from './params.js';
 export { isRequired, resolveParams } from './params.js';
