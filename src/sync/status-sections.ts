@@ -5,7 +5,7 @@
  * differ from the applied desired state, fights, the last repair) and `plans` (the last run of each
  * plan). Built from the engine's checkpoint plus what the agent measured. Pure.
  */
-import type { Checkpoint, FightRecord } from '../plans/checkpoint.js';
+import type { Checkpoint, FightRecord, TargetFailure } from '../plans/checkpoint.js';
 import { targetApplied } from '../plans/checkpoint.js';
 import { isUnfinished } from '../plans/concurrency.js';
 import type { PlanRun, RunState } from '../plans/state.js';
@@ -82,10 +82,7 @@ export const STATUS_MAX_DRIFTED = 50;
 
 /** Is the desired state applied? From the checkpoint (the engine's truth) and a refusal on record. */
 export function syncOf(cp: Checkpoint | undefined, desired: SyncStatus['desired'], refused: boolean): SyncStatus {
-  const applied = cp?.applied;
-  const lastApplied = applied
-    ? { frameworkVersion: applied.frameworkVersion, ...(applied.sourceCommit ? { commit: applied.sourceCommit } : {}), ...(applied.at ? { at: applied.at } : {}), ...(applied.plan ? { plan: applied.plan } : {}), ...(applied.runId ? { runId: applied.runId } : {}) }
-    : undefined;
+  const lastApplied = lastAppliedOf(cp);
   const base = { desired, ...(lastApplied ? { lastApplied } : {}) };
   const target = cp?.target;
   const failure = target?.failure;
@@ -93,18 +90,25 @@ export function syncOf(cp: Checkpoint | undefined, desired: SyncStatus['desired'
   if (cp?.active !== undefined && isUnfinished(cp.active) && cp.active.id === target?.runId) {
     return { ...base, status: 'Progressing', message: `${cp.active.plan} is applying the desired state${failure ? ` (retry after ${failure.attempts} failed attempt${failure.attempts === 1 ? '' : 's'})` : ''}` };
   }
-  if (target !== undefined && failure !== undefined) {
-    const where = failure.phase !== undefined ? ` at phase ${failure.phase}, step ${failure.step ?? '?'}` : '';
-    return {
-      ...base,
-      status: 'Failed',
-      failure: { plan: target.plan, runId: failure.runId, ...(failure.phase ? { phase: failure.phase } : {}), ...(failure.step ? { step: failure.step } : {}), code: failure.code, message: failure.message, ...(failure.object ? { object: failure.object } : {}), attempts: failure.attempts, nextRetryAt: failure.nextRetryAt },
-      message: `${target.plan} failed${where} (${failure.code}); retry ${failure.attempts + 1} at ${failure.nextRetryAt} or on the next commit`,
-    };
-  }
+  if (target !== undefined && failure !== undefined) return { ...base, ...failed(target.plan, failure) };
   if (targetApplied(cp)) return { ...base, status: 'Synced', message: 'the desired state is applied' };
   if (cp?.active !== undefined && isUnfinished(cp.active) && target === undefined) return { ...base, status: 'Progressing', message: `${cp.active.plan} is running` };
   return { ...base, status: 'OutOfSync', message: target ? 'the desired state is not applied yet' : 'never applied' };
+}
+
+function lastAppliedOf(cp: Checkpoint | undefined): SyncStatus['lastApplied'] {
+  const a = cp?.applied;
+  if (a === undefined) return undefined;
+  return { frameworkVersion: a.frameworkVersion, ...(a.sourceCommit ? { commit: a.sourceCommit } : {}), ...(a.at ? { at: a.at } : {}), ...(a.plan ? { plan: a.plan } : {}), ...(a.runId ? { runId: a.runId } : {}) };
+}
+
+function failed(plan: string, f: TargetFailure): Pick<SyncStatus, 'status' | 'failure' | 'message'> {
+  const where = f.phase !== undefined ? ` at phase ${f.phase}, step ${f.step ?? '?'}` : '';
+  return {
+    status: 'Failed',
+    failure: { plan, runId: f.runId, ...(f.phase ? { phase: f.phase } : {}), ...(f.step ? { step: f.step } : {}), code: f.code, message: f.message, ...(f.object ? { object: f.object } : {}), attempts: f.attempts, nextRetryAt: f.nextRetryAt },
+    message: `${plan} failed${where} (${f.code}); retry ${f.attempts + 1} at ${f.nextRetryAt} or on the next commit`,
+  };
 }
 
 /** The last run of each plan, the repair pseudo-plan included. */
