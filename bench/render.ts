@@ -47,14 +47,15 @@ type HostTemplate = (locals: Record<string, unknown>, escapeFn: (v: unknown) => 
 /** The floor: bare EJS functions in this realm, helpers as plain globals, js-yaml parsing, nothing else. */
 function floor(fw: Framework): (n: number) => number {
   const helperContext = vm.createContext({});
-  vm.runInContext(PRELUDE, helperContext);
-  const helpers = vm.runInContext('({ toYaml, toJson, indent, nindent, quote, b64enc, b64dec, sha256, trunc, dnsName, required, fallback })', helperContext) as Record<string, unknown>;
-  // Compiled templates bind helpers and common built-ins once (see TEMPLATE_BUILTINS); give them the host's.
+  // The sandbox's own helpers and context escapers (the same code the pipeline runs), evaluated here.
+  const api = vm.runInContext(PRELUDE, helperContext) as { scope(): Record<string, unknown> };
+  // Compiled templates bind helpers, escapers and common built-ins once (see TEMPLATE_BUILTINS); give them the host's built-ins.
   const builtins = { Object, Array, String, Number, Boolean, JSON, Math, parseInt, parseFloat, isNaN, isFinite, Error };
+  const scope = { ...api.scope(), ...builtins };
   const fns = new Map<string, HostTemplate>();
   for (const [name, t] of fw.templates) {
     const c = compileTemplate(t);
-    if (c.ok) fns.set(name, (vm.runInThisContext(c.compiled.src) as (scope: Record<string, unknown>) => HostTemplate)({ ...helpers, ...builtins }));
+    if (c.ok) fns.set(name, (vm.runInThisContext(c.compiled.src) as (s: Record<string, unknown>) => HostTemplate)(scope));
   }
   const escape = (v: unknown): string => (v === undefined || v === null ? 'null' : typeof v === 'number' || typeof v === 'boolean' ? `${v}` : (JSON.stringify(v) ?? 'null'));
   const rethrow = (e: unknown): never => {
@@ -95,7 +96,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 1000);
   const rounds = numberArg(args, 'rounds', 5);
   const fw = await zookeeper();
-  const renderer = new Renderer();
+  // No render cache: every round renders the same instances again, and a cache would answer them all.
+  const renderer = new Renderer({ cacheEntries: 0 });
   try {
     const runFloor = floor(fw);
     // Warm up both (worker start, JIT), then measure.

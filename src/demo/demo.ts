@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { startCluster } from '../cluster/index.js';
 import { createKubeClient, type HttpKubeClient } from '../kube/index.js';
 import type { CliIO } from '../cli/io.js';
@@ -32,6 +32,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 
   heading(io, '1. A GitOps repository from repo-template/');
   cpSync(options.template, paths.repo, { recursive: true });
+  // The catalog lives once, beside repo-template/ (see src/cli/template-repo.ts).
+  cpSync(join(dirname(options.template), 'frameworks'), join(paths.repo, 'frameworks'), { recursive: true });
   git(paths.repo, 'init', '-q', '-b', 'main');
   // The agent pushes status commits back; a checked-out branch accepts them and updates the files.
   git(paths.repo, 'config', 'receive.denyCurrentBranch', 'updateInstead');

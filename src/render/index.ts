@@ -28,6 +28,7 @@ export type { InstanceRenderResult, RenderInstanceOptions } from './instance-ren
 export { loadInstanceFramework, renderInstancePlan } from './instance-render.js';
 export type { RendererOptions } from './sandbox/renderer.js';
 export { Renderer } from './sandbox/renderer.js';
+export { RenderCache, renderKey } from './render-cache.js';
 export { MASK, maskSensitive } from './mask.js';
 export { isClusterScoped, kindRank, orderBatch } from './kinds.js';
 export * from './labels.js';

@@ -42,5 +42,7 @@ export function scopeOf(root: string, path: string): ValidateScope | string {
   }
   const fw = /^frameworks\/([^/]+)\/([^/]+)$/.exec(rel);
   if (fw) return { kind: 'framework', name: fw[1]!, version: fw[2]! };
-  return `${rel} is neither a repository, a framework version folder (frameworks/<name>/<version>) nor an instance file`;
+  const all = /^frameworks\/([^/]+)$/.exec(rel);
+  if (all) return { kind: 'frameworkVersions', name: all[1]! };
+  return `${rel} is neither a repository, a framework folder (frameworks/<name> or frameworks/<name>/<version>) nor an instance file`;
 }

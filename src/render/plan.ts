@@ -18,6 +18,7 @@ import type { BatchAction, ReadinessRule, RenderedPlan, RenderedStep } from './t
 import type { FrameworkDecl } from './schemas.js';
 import { parseDuration } from './versions.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS } from './repository.js';
+import { renderKey } from './render-cache.js';
 
 export interface RenderPlanInput {
   framework: Framework;
@@ -41,6 +42,7 @@ export const NAMESPACE_TASK = 'namespace';
 const FAILURE_CODES: Record<FailureKind, string> = {
   runtime: 'TEMPLATE_RUNTIME',
   undefined: 'TEMPLATE_UNDEFINED',
+  value: 'TEMPLATE_VALUE',
   output: 'TEMPLATE_OUTPUT_LIMIT',
   yaml: 'TEMPLATE_YAML',
   alias: 'TEMPLATE_ALIAS_LIMIT',
@@ -124,7 +126,7 @@ function compileAll(fw: Framework, used: Set<string>, problems: Problem[]): Map<
   for (const [name, tpl] of fw.templates) {
     const result = compileTemplate(tpl);
     if (result.ok) compiled.set(name, result.compiled);
-    else if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(result.problem);
+    else if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(...result.problems);
   }
   return compiled;
 }
@@ -142,6 +144,17 @@ function checkObject(doc: unknown, file: string, index: number, problems: Proble
 }
 
 export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> {
+  const cache = input.renderer.cache;
+  if (cache.capacity <= 0) return renderUncached(input);
+  const key = renderKey(input);
+  const hit = cache.get(key);
+  if (hit) return { ok: true, plan: hit, problems: [] };
+  const result = await renderUncached(input);
+  if (result.ok) cache.set(key, result.plan);
+  return result;
+}
+
+async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
   const { framework: fw, instance } = input;
   const problems: Problem[] = [];
   const { slots, renders } = planSlots(input, problems);
@@ -170,7 +183,7 @@ export async function renderPlan(input: RenderPlanInput): Promise<RenderResult> 
     const slot = slots[i]!;
     if (!out.ok) {
       const detail = out.outputLine ? ` (rendered output line ${out.outputLine}: ${out.outputText?.trim() ?? ''})` : '';
-      problems.push(problem({ code: FAILURE_CODES[out.kind], file: out.file, line: out.line, message: `${out.message}${detail}` }));
+      problems.push(problem({ code: FAILURE_CODES[out.kind], file: out.file, line: out.line, column: out.column ?? 0, message: `${out.message}${detail}` }));
       return;
     }
     const phase = plan.phases[slot.phase]!;

@@ -9,17 +9,18 @@ import { frameworkProblems } from './framework-checks.js';
 import { loadInstanceFramework } from './instance-render.js';
 import { isRequired, resolveParams, type ParamValues } from './params.js';
 import { renderPlan } from './plan.js';
-import { hasErrors, sortProblems, type Problem } from './problems.js';
+import { hasErrors, problem, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
-import { templateLintProblems } from './template-lint.js';
 import type { ParamDecl } from './schemas.js';
 import type { FileTree } from './tree.js';
 
 export type ValidateScope =
   | { kind: 'repository' }
   | { kind: 'framework'; name: string; version: string }
+  /** Every version of one framework (`baton validate frameworks/<name>`). */
+  | { kind: 'frameworkVersions'; name: string }
   | { kind: 'instance'; file: string };
 
 export interface ValidationReport {
@@ -68,7 +69,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const loaded = await loadFramework(tree, name, version);
   if (!loaded.ok) return loaded.problems;
   const fw = loaded.value;
-  const problems = [...loaded.problems, ...frameworkProblems(fw), ...templateLintProblems(fw)];
+  const problems = [...loaded.problems, ...frameworkProblems(fw)];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
   for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);
@@ -104,6 +105,11 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
   if (scope.kind === 'framework') {
     frameworks = 1;
     problems.push(...(await validateFramework(tree, scope.name, scope.version, renderer, stepTimeout)));
+  } else if (scope.kind === 'frameworkVersions') {
+    const versions = (await listFrameworks(tree)).filter((f) => f.name === scope.name);
+    frameworks = versions.length;
+    if (versions.length === 0) problems.push(problem({ code: 'FILE_MISSING', file: `frameworks/${scope.name}`, message: `frameworks/${scope.name} has no version folders (frameworks/${scope.name}/<version>/framework.yaml)` }));
+    for (const v of versions) problems.push(...(await validateFramework(tree, v.name, v.version, renderer, stepTimeout)));
   } else if (scope.kind === 'instance') {
     instances = 1;
     problems.push(...(await validateInstance(tree, scope.file, renderer, stepTimeout)));

@@ -11,8 +11,10 @@ import {
   loadFramework,
   renderPlan,
   resolveParams,
+  type FileTree,
   type Framework,
   type Problem,
+  type TreeEntry,
   type RenderedPlan,
   type Renderer,
 } from '../../src/render/index.js';
@@ -22,7 +24,30 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const CATALOG_DIR = path.join(ROOT, 'frameworks');
 export const TEMPLATE_DIR = path.join(ROOT, 'repo-template');
 export const catalogTree = new DirectoryTree(ROOT);
-export const templateTree = new DirectoryTree(TEMPLATE_DIR);
+/**
+ * The repository `baton init` creates: repo-template/ with the catalog (frameworks/, its one copy) as
+ * its frameworks/ folder.
+ */
+class TemplateRepositoryTree implements FileTree {
+  private readonly template = new DirectoryTree(TEMPLATE_DIR);
+
+  private inCatalog(p: string): boolean {
+    const norm = p.replace(/^\.?\/?/, '');
+    return norm === 'frameworks' || norm.startsWith('frameworks/');
+  }
+
+  read(p: string): Promise<Uint8Array | undefined> {
+    return this.inCatalog(p) ? catalogTree.read(p) : this.template.read(p);
+  }
+
+  async list(dir: string): Promise<TreeEntry[]> {
+    if (this.inCatalog(dir)) return catalogTree.list(dir);
+    const entries = await this.template.list(dir);
+    if (dir.replace(/^\.?\/?/, '') !== '') return entries;
+    return [...entries, { name: 'frameworks', type: 'dir' as const }].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+}
+export const templateTree: FileTree = new TemplateRepositoryTree();
 
 export interface CatalogVersion {
   name: string;

@@ -24,6 +24,7 @@ function git(...args: string[]): string {
 beforeAll(() => {
   repo = mkdtempSync(join(tmpdir(), 'baton-ci-'));
   cpSync(join(ROOT, 'repo-template'), repo, { recursive: true });
+  cpSync(join(ROOT, 'frameworks'), join(repo, 'frameworks'), { recursive: true });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-qm', 'template');

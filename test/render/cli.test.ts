@@ -6,7 +6,7 @@ import { load, loadAll } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { templateDir } from '../../src/cli/commands/init.js';
+import { installationRoot } from '../../src/cli/template-repo.js';
 import { FIXTURES } from './helpers.js';
 
 function captureIO(cwd = process.cwd()): CliIO & { out: string; err: string } {
@@ -67,6 +67,21 @@ describe('baton render', () => {
 });
 
 describe('baton validate', () => {
+  it('GIVEN frameworks/<name> THEN validates every version of that framework (and finds a problem in any of them)', async () => {
+    const dir = tempCopy(BASIC);
+    cpSync(join(dir, 'frameworks/demo/1.0.0'), join(dir, 'frameworks/demo/1.1.0'), { recursive: true });
+    const fw = join(dir, 'frameworks/demo/1.1.0/framework.yaml');
+    writeFileSync(fw, readFileSync(fw, 'utf8').replace('version: 1.0.0', 'version: 1.1.0'));
+    const ok = captureIO();
+    expect(await main(['node', 'baton', 'validate', join(dir, 'frameworks/demo')], ok)).toBe(0);
+    expect(ok.out).toContain('ok: checked 2 version(s) of framework demo');
+    const tpl = join(dir, 'frameworks/demo/1.1.0/templates/configmap.yaml.ejs');
+    writeFileSync(tpl, readFileSync(tpl, 'utf8') + 'extra: &<%= instance.name %> x\n');
+    const bad = captureIO();
+    expect(await main(['node', 'baton', 'validate', join(dir, 'frameworks/demo')], bad)).toBe(1);
+    expect(bad.err).toMatch(/frameworks\/demo\/1\.1\.0\/templates\/configmap\.yaml\.ejs:\d+:\d+: error TEMPLATE_CONTEXT/);
+  });
+
   it('GIVEN a valid repository THEN says ok and exits 0', async () => {
     const io = captureIO(BASIC);
     expect(await main(['node', 'baton', 'validate'], io)).toBe(0);
@@ -117,7 +132,9 @@ describe('baton init', () => {
     expect(io.err).toContain('is not empty');
   });
 
-  it.runIf(templateDir() !== undefined && existsSync(join(templateDir()!, 'baton.yaml')))('GIVEN an absent folder THEN copies the template and git-inits it', async () => {
+  it('GIVEN an absent folder THEN copies the template and the catalog (from frameworks/, its one copy) and git-inits it', async () => {
+    const root = installationRoot();
+    expect(root).toBeDefined();
     const dir = join(mkdtempSync(join(tmpdir(), 'baton-init-')), 'repo');
     temps.push(dir);
     const io = captureIO();
@@ -126,5 +143,11 @@ describe('baton init', () => {
     // On `main`, the branch the agent watches by default, whatever git's own default is.
     expect(readFileSync(join(dir, '.git/HEAD'), 'utf8').trim()).toBe('ref: refs/heads/main');
     expect(load(String(await import('node:fs').then((fs) => fs.readFileSync(join(dir, 'baton.yaml'), 'utf8'))))).toBeTruthy();
+    // The catalog comes from frameworks/ (repo-template/ has no copy of its own), byte for byte.
+    expect(existsSync(join(root!, 'repo-template', 'frameworks'))).toBe(false);
+    const zk = 'frameworks/zookeeper/1.0.0/templates/statefulset.yaml.ejs';
+    expect(readFileSync(join(dir, zk), 'utf8')).toBe(readFileSync(join(root!, zk), 'utf8'));
+    const validate = captureIO();
+    expect(await main(['node', 'baton', 'validate', dir], validate)).toBe(0);
   });
 });

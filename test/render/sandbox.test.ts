@@ -62,12 +62,12 @@ describe('template output escaping', () => {
     ['a misspelt plan property', 'a: 1\nv: <%= plan.phse %>'],
     ['a plan argument that was not given', 'a: 1\nv: <%= plan.args.missing %>'],
   ])('GIVEN <%%= printing %s THEN rendering fails naming the file and line', async (_name, text) => {
-    expect(await render(text)).toEqual({ ok: false, kind: 'undefined', file: 't/main.yaml.ejs', line: 2, message: PRINTED_UNDEFINED });
+    expect(await render(text)).toEqual({ ok: false, kind: 'undefined', file: 't/main.yaml.ejs', line: 2, column: 4, message: PRINTED_UNDEFINED });
   });
 
   it('GIVEN a partial printing undefined THEN the failure names the partial and its line', async () => {
     const out = await render('v:<%- nindent(2, include("_part")) %>', { '_part.yaml.ejs': 'name: <%= instance.name %>\nextra: <%= locals.extra %>' });
-    expect(out).toEqual({ ok: false, kind: 'undefined', file: 't/_part.yaml.ejs', line: 2, message: PRINTED_UNDEFINED });
+    expect(out).toEqual({ ok: false, kind: 'undefined', file: 't/_part.yaml.ejs', line: 2, column: 8, message: PRINTED_UNDEFINED });
   });
 
   it.each([
@@ -84,7 +84,7 @@ describe('template output escaping', () => {
   });
 
   it('GIVEN required() of undefined THEN it throws its own message, not the printed-undefined one', async () => {
-    expect(await render('a: 1\nv: <%= required(plan.args.missing, "missing must be set") %>')).toMatchObject({ ok: false, kind: 'runtime', line: 2, message: 'missing must be set' });
+    expect(await render('a: 1\nv: <%= required("missing must be set", plan.args.missing) %>')).toMatchObject({ ok: false, kind: 'runtime', line: 2, message: 'missing must be set' });
   });
 });
 
@@ -115,7 +115,7 @@ describe('helpers', () => {
   });
 
   it('required throws with its message when the value is empty', async () => {
-    const out = await render('a: 1\nv: <%= required(params.EMPTY, "EMPTY must be set") %>');
+    const out = await render('a: 1\nv: <%= required("EMPTY must be set", params.EMPTY) %>');
     expect(out).toMatchObject({ ok: false, kind: 'runtime', line: 2, message: 'EMPTY must be set' });
   });
 

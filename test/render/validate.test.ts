@@ -61,42 +61,32 @@ describe('validateRepository', () => {
   });
 });
 
-describe('validateRepository: <%= %> tags that are only part of a YAML scalar (TEMPLATE_PARTIAL_SCALAR)', () => {
+describe('validateRepository: <%= %> tags in every YAML context (contextual escaping)', () => {
   const HEAD = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\n';
-  const partial = async (body: string): Promise<Problem[]> =>
-    (await validateRepository(miniRepo({ [TPL]: HEAD + body }), renderer)).problems.filter((p) => p.code === 'TEMPLATE_PARTIAL_SCALAR');
 
   it.each([
     ['the whole value of a key', 'data:\n  value: <%= params.VALUE %>\n'],
     ['a whole list item', 'finalizers:\n  - <%= params.VALUE %>\n'],
-    ['whole items of a flow list', 'data:\n  value: <%= [params.VALUE, params.VALUE].join(",") %>\nfinalizers: [<%= params.VALUE %>, <%= params.VALUE + "-b" %>]\n'],
-    ['the value in a flow map', 'data: {value: <%= params.VALUE %>}\n'],
-    ['a whole value followed by a YAML comment', 'data:\n  value: <%= params.VALUE %>   # the value, quoted\n'],
-    ['scriptlet and comment lines, and a scalar whose tags an if/else picks between', '<% const v = params.VALUE + "-b"; -%>\n<%# v: pre-x would keep the quotes of x -%>\ndata:\n  value: <% if (v) { %><%= params.VALUE %><% } else { %><%= v %><% } %>\n'],
-  ])('GIVEN %s THEN there is no warning and the repository is ok', async (_name, body) => {
+    ['text before and after the tag (natural style)', 'data:\n  value: pre-<%= params.VALUE %>-post # c\n'],
+    ['two tags in one scalar', 'data:\n  value: <%= params.VALUE %>:<%= params.VALUE %>\n'],
+    ['a tag inside a double-quoted string', 'data:\n  value: "x<%= params.VALUE %>"\n'],
+    ['a flow list item with a prefix', 'finalizers: [a, b-<%= params.VALUE %>]\n'],
+    ['scriptlet and comment lines, and a scalar whose tags an if/else picks between', '<% const v = params.VALUE + "-b"; -%>\n<%# a comment -%>\ndata:\n  value: <% if (v) { %><%= params.VALUE %><% } else { %><%= v %><% } %>\n'],
+  ])('GIVEN %s THEN there is no problem at all (the old TEMPLATE_PARTIAL_SCALAR warning is gone)', async (_name, body) => {
     const report = await validateRepository(miniRepo({ [TPL]: HEAD + body }), renderer);
-    expect(report.problems.filter((p) => p.code === 'TEMPLATE_PARTIAL_SCALAR')).toEqual([]);
+    expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
   });
 
-  it.each<[string, string, [number, number][]]>([
-    ['text before the tag', 'data:\n  value: pre-<%= params.VALUE %>\n', [[6, 14]]],
-    ['text after the tag', 'data:\n  value: <%= params.VALUE %>-post\n', [[6, 10]]],
-    ['text after the tag before a YAML comment', 'data:\n  value: <%= params.VALUE %>-post # c\n', [[6, 10]]],
-    ['two tags in one scalar', 'data:\n  value: <%= params.VALUE %>:<%= params.VALUE %>\n', [[6, 10], [6, 30]]],
-    ['a tag inside a double-quoted string', 'data:\n  value: "x<%= params.VALUE %>"\n', [[6, 12]]],
-    ['a list item with a prefix', 'finalizers:\n  - repo/<%= params.VALUE %>\n', [[6, 10]]],
-    ['a flow list item with a prefix', 'finalizers: [a, b-<%= params.VALUE %>]\n', [[5, 19]]],
-  ])('GIVEN %s THEN warns at each such tag', async (_name, body, at) => {
-    const found = await partial(body);
-    expect(found.map((p) => [p.line, p.column])).toEqual(at);
-    for (const p of found) expect(p).toMatchObject({ severity: 'warning', file: TPL, path: [] });
-  });
-
-  it('GIVEN a prefixed tag THEN the message shows the scalar and how to build it in one tag', async () => {
-    const [found] = await partial('data:\n  value: pre-<%= params.VALUE %>\n');
-    expect(found?.message).toBe(
-      `<%= %> is part of a larger scalar ("pre-<%= ... %>"): a string prints as a double-quoted YAML value, so the result keeps the quotes (numbers and booleans print plain); build the whole value inside one tag: <%= 'pre-' + x %>`,
-    );
+  it.each<[string, string, [number, number]]>([
+    ['a tag in an anchor', 'data:\n  value: &<%= params.VALUE %> x\n', [6, 11]],
+    ['a tag alone where a key is expected', 'data:\n  a: b\n  <%= params.VALUE %>\n', [7, 3]],
+    ['a tag that makes indentation', 'data:\n<%= params.VALUE %>  a: b\n', [6, 1]],
+    ['a tag in a block scalar header', 'data:\n  value: | <%= params.VALUE %>\n    x\n', [6, 12]],
+    ['a scriptlet that jumps out of a scalar', 'data:\n<% for (const x of [1]) { %>  value: a<%= x %><% if (x) break; %>b\n<% } %>\n', [6, 47]],
+  ])('GIVEN %s THEN TEMPLATE_CONTEXT names file, line and column', async (_name, body, [line, column]) => {
+    const report = await validateRepository(miniRepo({ [TPL]: HEAD + body }), renderer);
+    expect(report.ok).toBe(false);
+    expect(report.problems).toContainEqual(expect.objectContaining({ code: 'TEMPLATE_CONTEXT', severity: 'error', file: TPL, line, column }));
   });
 });

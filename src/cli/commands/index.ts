@@ -16,11 +16,13 @@ import { registerAgent } from './agent.js';
 import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
+import { registerNew } from './new.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
 export const commands: RegisterCommand[] = [
   registerInit,
+  registerNew,
   registerValidate,
   registerRender,
   registerPreview,

@@ -1,25 +1,16 @@
 /**
- * `baton init [DIR]`: creates a GitOps repository from the template Baton ships (repo-template/) and
- * runs `git init` in it. Refuses a non-empty DIR so nothing is overwritten.
+ * `baton init [DIR]`: creates a GitOps repository from the template Baton ships (repo-template/ and the
+ * catalog frameworks/) and runs `git init` in it. Refuses a non-empty DIR so nothing is overwritten.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { cp, mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { errorMessage } from '../../errors.js';
 import type { CliIO } from '../io.js';
-
-/** repo-template/ of the installed package, found by walking up from this file (works from src/ and dist/). */
-export function templateDir(): string | undefined {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
-    const candidate = join(dir, 'repo-template');
-    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
+import { copyTemplateRepository, installationRoot } from '../template-repo.js';
 
 export function registerInit(program: Command, io: CliIO): void {
   program
@@ -32,9 +23,9 @@ export function registerInit(program: Command, io: CliIO): void {
 }
 
 async function runInit(io: CliIO, target: string): Promise<number> {
-  const source = templateDir();
-  if (source === undefined || readdirSync(source).length === 0) {
-    io.stderr('error: the repository template (repo-template/) is missing from this installation\n');
+  const root = installationRoot();
+  if (root === undefined || readdirSync(join(root, 'repo-template')).length === 0) {
+    io.stderr('error: the repository template (repo-template/ and frameworks/) is missing from this installation\n');
     return 1;
   }
   if (existsSync(target)) {
@@ -49,7 +40,7 @@ async function runInit(io: CliIO, target: string): Promise<number> {
   }
   try {
     await mkdir(target, { recursive: true });
-    await cp(source, target, { recursive: true, errorOnExist: true, force: false });
+    await copyTemplateRepository(root, target);
     // The agent watches `main` by default: start there whatever the user's git default branch is.
     await promisify(execFile)('git', ['init', '--quiet', '--initial-branch=main', target], { timeout: 30_000 });
   } catch (err) {

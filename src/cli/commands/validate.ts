@@ -24,7 +24,7 @@ export function registerValidate(program: Command, io: CliIO): void {
   program
     .command('validate')
     .description('Validate a repository, a framework version or an instance (every problem, located)')
-    .argument('[path]', 'repository folder, frameworks/<name>/<version> folder or instance file', '.')
+    .argument('[path]', 'repository folder, frameworks/<name> (every version), frameworks/<name>/<version> folder or instance file', '.')
     .option('-o, --output <format>', 'text (shows the offending lines) or json (for CI)', parseFormat, 'text')
     .option('--repo <dir>', 'repository root (default: found from PATH)')
     .action(async (path: string, flags: ValidateFlags) => {
@@ -55,7 +55,11 @@ async function runValidate(io: CliIO, path: string, flags: ValidateFlags): Promi
     if (flags.output === 'json') {
       io.stdout(`${JSON.stringify({ ok: report.ok, root, frameworks: report.frameworks, instances: report.instances, problems: report.problems }, null, 2)}\n`);
     } else {
-      const what = scope.kind === 'repository' ? `${report.frameworks} framework version(s), ${report.instances} instance(s)` : scope.kind === 'framework' ? `framework ${scope.name} ${scope.version}` : `instance ${scope.file}`;
+      const what =
+        scope.kind === 'repository' ? `${report.frameworks} framework version(s), ${report.instances} instance(s)`
+        : scope.kind === 'framework' ? `framework ${scope.name} ${scope.version}`
+        : scope.kind === 'frameworkVersions' ? `${report.frameworks} version(s) of framework ${scope.name}`
+        : `instance ${scope.file}`;
       const text = await formatWithSources(tree, report.problems);
       (report.ok ? io.stdout : io.stderr)(`${report.problems.length > 0 ? text : ''}${report.ok ? 'ok' : 'invalid'}: checked ${what}\n`);
     }

@@ -1,33 +1,28 @@
 /**
- * Compiles an EJS template ONCE, in the host, into the source text of a function that the sandbox
- * evaluates inside its own vm context. The host never runs template code: `vm.compileFunction` only
- * parses, and parsing the body on its own guarantees the code cannot break out of the function wrapper.
+ * Compiles a template ONCE, in the host, into the source text of a function that the sandbox evaluates
+ * inside its own vm context. The host never runs template code: `vm.compileFunction` only parses, and
+ * parsing the body on its own guarantees the code cannot break out of the function wrapper.
+ * The compiler (../compiler/) works out the YAML context of every `<%= %>` tag; context errors are
+ * TEMPLATE_CONTEXT problems with line and column, syntax errors TEMPLATE_SYNTAX.
  */
-import { createRequire } from 'node:module';
 import vm from 'node:vm';
+import { compileBody, ESCAPER_NAMES } from '../compiler/index.js';
 import { problem, type Problem } from '../problems.js';
 import type { TemplateFile } from '../model.js';
-
-interface EjsTemplate {
-  source: string;
-  compile(): unknown;
-}
-interface EjsModule {
-  Template: new (text: string, opts: Record<string, unknown>) => EjsTemplate;
-}
-const ejs = createRequire(import.meta.url)('ejs') as EjsModule;
+import { SPRIG_HELPER_NAMES } from './helpers-source.js';
 
 /** The data a template sees as variables. */
 export const TEMPLATE_LOCALS = ['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels'] as const;
-/** Helpers (also globals of the sandbox), bound once per compiled template (see `src`). */
+/** Helpers of the prelude (also globals of the sandbox), bound once per compiled template (see `src`). */
 export const TEMPLATE_HELPERS = ['toYaml', 'toJson', 'indent', 'nindent', 'quote', 'b64enc', 'b64dec', 'sha256', 'trunc', 'dnsName', 'required', 'fallback'] as const;
+/** Every helper name a template can call: the prelude's and the Sprig set (helpers-source.ts). */
+export const ALL_HELPERS: readonly string[] = [...TEMPLATE_HELPERS, ...SPRIG_HELPER_NAMES];
 /**
  * Built-ins bound the same way: inside a vm context every global lookup goes through an interceptor
  * (measured ~40x slower than a local), and templates use these all the time.
  */
 export const TEMPLATE_BUILTINS = ['Object', 'Array', 'String', 'Number', 'Boolean', 'JSON', 'Math', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'Error'] as const;
-const DESTRUCTURED = [...TEMPLATE_LOCALS];
-const BOUND = [...TEMPLATE_HELPERS, ...TEMPLATE_BUILTINS];
+const BOUND = [...ALL_HELPERS, ...TEMPLATE_BUILTINS, ...ESCAPER_NAMES];
 const PARAMS = ['locals', 'escapeFn', 'include', 'rethrow'];
 
 export interface CompiledTemplate {
@@ -36,13 +31,13 @@ export interface CompiledTemplate {
   name: string;
   file: string;
   /**
-   * A factory expression, evaluated only inside the sandbox: called once with an object holding the helpers
-   * and built-ins, it returns the template function `(locals, escapeFn, include, rethrow) => string`.
+   * A factory expression, evaluated only inside the sandbox: called once with an object holding the helpers,
+   * escapers and built-ins, it returns the template function `(locals, escapeFn, include, rethrow) => string`.
    */
   src: string;
 }
 
-export type CompileResult = { ok: true; compiled: CompiledTemplate } | { ok: false; problem: Problem };
+export type CompileResult = { ok: true; compiled: CompiledTemplate } | { ok: false; problem: Problem; problems: Problem[] };
 
 const cache = new Map<string, CompileResult>();
 
@@ -57,73 +52,54 @@ export function compileTemplate(t: TemplateFile): CompileResult {
   return result;
 }
 
+function failed(problems: Problem[]): CompileResult {
+  return { ok: false, problem: problems[0]!, problems };
+}
+
 function compileUncached(t: TemplateFile, key: string): CompileResult {
-  let body: string;
+  const result = compileBody(t.text, TEMPLATE_LOCALS);
+  if (!result.ok) {
+    if ('syntax' in result) return failed([problem({ code: 'TEMPLATE_SYNTAX', file: t.file, line: result.syntax.line, column: result.syntax.column, message: `template syntax error: ${result.syntax.message}` })]);
+    return failed(result.context.map((c) => problem({ code: 'TEMPLATE_CONTEXT', file: t.file, line: c.line, column: c.column, message: c.message })));
+  }
+  const { body, sites } = result.compiled;
   try {
-    const tpl = new ejs.Template(t.text, {
-      strict: true,
-      localsName: 'locals',
-      destructuredLocals: DESTRUCTURED,
-      compileDebug: true,
-      filename: t.file,
-    });
-    // compile() builds tpl.source (and a host Function we never call); it is the only way ejs 7 exposes it.
-    tpl.compile();
-    // `undefined` is a global: in a vm context each lookup of it is slow, and __append runs for every tag.
-    const source = tpl.source.replace('if (s !== undefined && s !== null) __output += s', 'if (s != null) __output += s');
-    body = `"use strict";\nvar __line = 1;\ntry {\n${source}} catch (e) {\n  rethrow(e, __line);\n}\n`;
     vm.compileFunction(body, PARAMS, { filename: t.file });
   } catch (err) {
-    return { ok: false, problem: syntaxProblem(t, err) };
+    return failed([syntaxProblem(t, body, sites, err)]);
   }
+  // Runtime errors name the tag that threw: `__at` indexes these lines and columns.
+  const lines = JSON.stringify(sites.map((s) => s[0]));
+  const columns = JSON.stringify(sites.map((s) => s[1]));
+  const located = body.replace('rethrow(e, __at);', 'rethrow(e, __at < 0 ? 0 : __L[__at], __at < 0 ? 0 : __C[__at]);');
   const bind = BOUND.map((n) => `${n} = __scope.${n}`).join(', ');
-  const src = `(function (__scope) {\n"use strict";\nvar ${bind};\nreturn function (${PARAMS.join(', ')}) {\n${body}\n};\n})`;
+  const src = `(function (__scope) {\n"use strict";\nvar ${bind};\nvar __L = ${lines}, __C = ${columns};\nreturn function (${PARAMS.join(', ')}) {\n${located}\n};\n})`;
   return { ok: true, compiled: { key, name: t.name, file: t.file, src } };
 }
 
-function syntaxProblem(t: TemplateFile, err: unknown): Problem {
+/** A JavaScript syntax error in a tag: the tag is found by compiling the body up to each `__at` marker. */
+function syntaxProblem(t: TemplateFile, body: string, sites: [number, number][], err: unknown): Problem {
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'syntax error';
-  let line = 0;
-  const unclosed = /Could not find matching close tag for "(.+?)"/.exec(message);
-  if (unclosed) {
-    line = lineOfOffset(t.text, t.text.lastIndexOf(unclosed[1] ?? '<%'));
-  } else if (err instanceof SyntaxError) {
-    line = templateLineOfSyntaxError(t, err);
-  }
-  return problem({
-    code: 'TEMPLATE_SYNTAX',
-    file: t.file,
-    line,
-    column: 0,
-    message: `template syntax error: ${message.replace(/ in \S+ while compiling ejs$/, '').replace(/ while compiling ejs$/, '')}`,
-  });
-}
-
-function lineOfOffset(text: string, offset: number): number {
-  return offset < 0 ? 0 : text.slice(0, offset).split('\n').length;
-}
-
-/** Re-parses ejs's generated body to find the generated line, then the template line it came from. */
-function templateLineOfSyntaxError(t: TemplateFile, _err: SyntaxError): number {
-  let source: string;
-  try {
-    const tpl = new ejs.Template(t.text, { strict: true, localsName: 'locals', destructuredLocals: DESTRUCTURED, compileDebug: true });
-    try {
-      tpl.compile();
-    } catch {
-      // expected: we only want tpl.source
-    }
-    source = tpl.source;
-    vm.compileFunction(source, PARAMS, { filename: 'body' });
-    return 0;
-  } catch (err) {
-    const m = /^body:(\d+)/.exec(err instanceof Error ? (err.stack ?? '') : '');
-    if (!m || !source!) return 0;
-    const lines = source.split('\n').slice(0, Number(m[1]));
+  let at: [number, number] = [0, 0];
+  const m = /^body:(\d+)/m.exec(stackOf(body));
+  if (m) {
+    const lines = body.split('\n').slice(0, Number(m[1]));
     for (let i = lines.length - 1; i >= 0; i--) {
-      const hit = /__line = (\d+)/.exec(lines[i] ?? '');
-      if (hit) return Number(hit[1]);
+      const hit = /__at = (\d+)/.exec(lines[i] ?? '');
+      if (hit) {
+        at = sites[Number(hit[1])] ?? at;
+        break;
+      }
     }
-    return 1;
+  }
+  return problem({ code: 'TEMPLATE_SYNTAX', file: t.file, line: at[0], column: at[1], message: `template syntax error: ${message}` });
+}
+
+function stackOf(body: string): string {
+  try {
+    vm.compileFunction(body, PARAMS, { filename: 'body' });
+    return '';
+  } catch (err) {
+    return err instanceof Error ? (err.stack ?? '') : '';
   }
 }

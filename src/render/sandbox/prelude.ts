@@ -10,6 +10,9 @@
  * resets the reentrancy flag. The worker (with a vm timeout), which renders the pending input and
  * returns the results as plain records.
  */
+import { ESCAPE_SOURCE } from './escape-source.js';
+import { HELPERS_SOURCE } from './helpers-source.js';
+
 export const PRELUDE = String.raw`
 (function (G) {
   'use strict';
@@ -28,7 +31,7 @@ export const PRELUDE = String.raw`
   var current = { job: -1, file: '' };
   var MAX_OUTPUT = 4 * 1024 * 1024;
 
-  function BatonTemplateError(kind, file, line, message) { this.kind = kind; this.file = file; this.line = line; this.message = message; }
+  function BatonTemplateError(kind, file, line, message) { this.kind = kind; this.file = file; this.line = line; this.column = 0; this.message = message; }
 
   function yamlScalar(v) {
     if (v === undefined || v === null) return 'null';
@@ -104,11 +107,13 @@ export const PRELUDE = String.raw`
     }
   }
   function nindent(n, s) { return '\n' + indent(n, s); }
-  function quote(v) { return JSONstringify(v === undefined || v === null ? '' : String(v)); }
+  function quote(v) { return escapers.dq(v === undefined || v === null ? '' : String(v)); }
   function toJson(v) { var s = JSONstringify(v); return s === undefined ? 'null' : s; }
-  function trunc(n, s) { return String(s).slice(0, n); }
-  function required(v, message) {
-    if (v === undefined || v === null || v === '') throw new Error(message || 'a required value is missing');
+  // Sprig: a negative n keeps the last -n characters.
+  function trunc(n, s) { s = String(s); return n >= 0 ? s.slice(0, n) : s.slice(s.length + n); }
+  // Sprig order: required("message", value).
+  function required(message, v) {
+    if (v === undefined || v === null || v === '') throw new Error(typeof message === 'string' && message !== '' ? message : 'a required value is missing');
     return v;
   }
   function fallback(v, d) { return v === undefined || v === null ? d : v; }
@@ -221,16 +226,18 @@ export const PRELUDE = String.raw`
 
   var READ_ONLY = /read[ -]only|not extensible|Cannot (assign|add property|delete|define property)|object is not extensible|frozen/;
   function makeRethrow(file) {
-    return Object.freeze(function rethrow(err, line) {
+    return Object.freeze(function rethrow(err, line, column) {
       if (err instanceof BatonTemplateError) {
-        if (err.file === null) { err.file = file; err.line = line; }
+        if (err.file === null) { err.file = file; err.line = line; err.column = column || 0; }
         throw err;
       }
       var kind = err instanceof ReferenceError ? 'undefined' : 'runtime';
       var msg = err !== null && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
       if (err instanceof RangeError && /call stack/.test(msg)) msg = 'too much recursion (endless include?)';
       if (err instanceof TypeError && READ_ONLY.test(msg)) msg += ' (template inputs are read-only: copy before changing, e.g. params.LIST.slice().sort())';
-      throw new BatonTemplateError(kind, file, line, msg);
+      var located = new BatonTemplateError(kind, file, line, msg);
+      located.column = column || 0;
+      throw located;
     });
   }
 
@@ -266,7 +273,7 @@ export const PRELUDE = String.raw`
         if (text.length > MAX_OUTPUT) results.push({ ok: false, kind: 'output', file: r.file, line: 0, message: 'rendered output is larger than 4 MiB' });
         else results.push({ ok: true, file: r.file, text: text });
       } catch (err) {
-        if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || r.file, line: err.line || 0, message: err.message });
+        if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || r.file, line: err.line || 0, column: err.column || 0, message: err.message });
         else results.push({ ok: false, kind: 'runtime', file: r.file, line: 0, message: String(err && err.message) });
       }
       // Globals a template created (globalThis.x = ...) go before the next render, of this or any instance.
@@ -274,6 +281,17 @@ export const PRELUDE = String.raw`
     }
     return results;
   }
+
+  // --- Context escapers and Sprig helpers (escape-source.ts, helpers-source.ts) ---
+  var escapers, sprig;
+  (function () {
+    var yaml = G.__batonYaml;
+    delete G.__batonYaml;
+    escapers = (${ESCAPE_SOURCE})({ String: String, isFinite: isFinite, isArray: isArray, JSONstringify: JSONstringify, BatonTemplateError: BatonTemplateError, UNDEFINED_PRINTED: UNDEFINED_PRINTED });
+    sprig = (${HELPERS_SOURCE})({ Object: Object, String: String, Number: Number, Math: Math, Array: Array, Error: Error, JSONparse: JSONparse, JSONstringify: JSONstringify,
+      isArray: isArray, isFinite: isFinite, defineProperty: Object.defineProperty, sha256: sha256, utf8: utf8, dq: escapers.dq, yaml: yaml });
+  })();
+  // --- end of context escapers and Sprig helpers ---
 
   var builtins = { Object: Object, Array: Array, String: String, Number: Number, Boolean: Boolean, JSON: JSON, Math: Math,
     parseInt: parseInt, parseFloat: parseFloat, isNaN: isNaN, isFinite: isFinite, Error: Error };
@@ -319,6 +337,8 @@ export const PRELUDE = String.raw`
 
   var templateScope = ObjectCreate(null);
   ObjectKeys(helpers).forEach(function (n) { templateScope[n] = helpers[n]; });
+  ObjectKeys(sprig).forEach(function (n) { if (!(n in templateScope)) templateScope[n] = sprig[n]; });
+  ['__p', '__pf', '__pk', '__pfk', '__pa', '__d', '__b', '__c', '__g', '__raw', '__txt', '__gend'].forEach(function (n) { templateScope[n] = escapers[n]; });
   ObjectKeys(builtins).forEach(function (n) { templateScope[n] = builtins[n]; });
   Object.freeze(templateScope);
   var baseline = new Set(Reflect.ownKeys(G));
@@ -338,6 +358,8 @@ export const PRELUDE = String.raw`
     has: function (key) { return defs.has(key); },
     setInput: function (json) { running = false; input = String(json); },
     current: function () { return current.job + '\n' + current.file; },
+    // What compiled templates bind (helpers, escapers, built-ins): for the bench's in-process floor.
+    scope: function () { return templateScope; },
   };
 })(globalThis)
 `;

@@ -5,9 +5,12 @@
  * worker (memory) is retried job by job, then render by render, so the failure lands on the template
  * that caused it while the others still render. The host never runs template code.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { CompiledTemplate } from './compile.js';
+import { RenderCache } from '../render-cache.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
@@ -41,11 +44,11 @@ export interface SandboxJob {
   defines: CompiledTemplate[];
 }
 
-export type FailureKind = 'runtime' | 'undefined' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
+export type FailureKind = 'runtime' | 'undefined' | 'value' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
 
 export type RenderOutput =
   | { ok: true; docs: { index: number; value: unknown }[] }
-  | { ok: false; kind: FailureKind; file: string; line: number; message: string; outputLine?: number; outputText?: string };
+  | { ok: false; kind: FailureKind; file: string; line: number; column?: number; message: string; outputLine?: number; outputText?: string };
 
 export interface RendererOptions {
   /** Wall-clock limit for one batch and for one template render (ms). Default 2000. */
@@ -56,6 +59,8 @@ export interface RendererOptions {
   maxBatch?: number;
   /** Node flags for the worker (default none), e.g. `--cpu-prof` when profiling the sandbox. */
   execArgv?: string[];
+  /** Rendered plans kept by their inputs (see render-cache.ts); default 512, 0 turns the cache off. */
+  cacheEntries?: number;
 }
 
 interface Pending {
@@ -82,6 +87,12 @@ interface Live {
 const MAX_INFLIGHT = 2;
 
 const JS_YAML_PATH = createRequire(import.meta.url).resolve('js-yaml');
+/** js-yaml's browser build, evaluated inside the sandbox context for fromYaml() (read once). */
+let yamlSource: string | undefined;
+export function sandboxYamlSource(): string {
+  yamlSource ??= readFileSync(join(dirname(JS_YAML_PATH), 'dist', 'js-yaml.min.js'), 'utf8');
+  return yamlSource;
+}
 
 export class Renderer {
   private readonly timeoutMs: number;
@@ -94,8 +105,11 @@ export class Renderer {
   private scheduled = false;
   private nextId = 1;
   private closed = false;
+  /** Plans rendered with this renderer, by their inputs: unchanged inputs are never rendered twice. */
+  readonly cache: RenderCache;
 
   constructor(options: RendererOptions = {}) {
+    this.cache = new RenderCache(options.cacheEntries ?? 512);
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.memoryMb = options.memoryMb ?? 256;
     this.maxBatch = options.maxBatch ?? 64;
@@ -156,7 +170,7 @@ export class Renderer {
       eval: true,
       env: {},
       execArgv: this.execArgv,
-      workerData: { prelude: PRELUDE, jsYamlPath: JS_YAML_PATH },
+      workerData: { prelude: PRELUDE, jsYamlPath: JS_YAML_PATH, yamlSource: sandboxYamlSource() },
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
       stdout: true,
       stderr: true,

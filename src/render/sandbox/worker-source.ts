@@ -12,6 +12,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 const jsyaml = require(workerData.jsYamlPath);
 const sandbox = Object.create(null);
 const ctx = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+// js-yaml's own source, evaluated inside the context for fromYaml(); the prelude takes it off the global.
+if (workerData.yamlSource) {
+  new vm.Script('globalThis.__batonYaml = (function () { var exports = {}, module = { exports: exports };\n' + workerData.yamlSource + '\n;return module.exports; })();', { filename: 'js-yaml.min.js' }).runInContext(ctx);
+}
 const api = new vm.Script(workerData.prelude, { filename: 'baton-prelude.js' }).runInContext(ctx);
 const baseline = new Set(Reflect.ownKeys(sandbox));
 const runScript = new vm.Script('__batonRun()', { filename: 'baton-run.js' });
@@ -43,10 +47,12 @@ function parseOutput(r) {
     jsyaml.loadAll(r.text, (d) => { docs.push(d); }, { schema: jsyaml.CORE_SCHEMA, json: false });
     let budget = MAX_NODES;
     const kept = [];
+    // Only aliases (*name) can make the value bigger than its text: without a '*' there is none to count.
+    const aliases = r.text.indexOf('*') >= 0;
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i];
       if (d === null || d === undefined) continue;
-      budget -= countNodes(d, budget);
+      if (aliases) budget -= countNodes(d, budget);
       if (budget < 0) return { ok: false, kind: 'alias', file: r.file, line: 0, message: 'rendered YAML expands to more than ' + MAX_NODES + ' nodes (alias bomb?)' };
       kept.push({ index: i, value: d });
     }
@@ -79,7 +85,7 @@ parentPort.on('message', (msg) => {
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
         if (r.ok === true) copied.push(parseOutput({ text: str(r.text), file: str(r.file) }));
-        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, message: str(r.message) });
+        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
       }
       results.push(copied);
     }
