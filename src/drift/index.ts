@@ -13,4 +13,6 @@ export { repair, describe as describeDrift, REPAIR_PLAN, type RepairOptions, typ
 export { desiredSetOf, LIFECYCLE_PLANS, type DesiredSource } from './desired.js';
 export { decideRepairs, activeFights, DEFAULT_FIGHT, type FightSettings } from './fight.js';
 export { renderedDifferences, applyWouldChange } from './compare.js';
+export { DriftKeeper, type DriftKeeperOptions, type KeeperInstance } from './keeper.js';
+export { driftSettingsOf, DEFAULT_DRIFT_INTERVAL_MS, type DriftSettings } from './settings.js';
 export * from './types.js';

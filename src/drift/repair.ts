@@ -83,14 +83,15 @@ export async function repair(options: RepairOptions): Promise<RepairResult> {
   let run: PlanRun = {
     id: randomUUID(),
     plan: REPAIR_PLAN,
-    reason: `drift: ${repaired.map(describe).join(', ')}`,
+    reason: `drift: ${repaired.map(describe).join(', ')}`.slice(0, 500),
     args: {},
     frameworkVersion: options.frameworkVersion,
     strategy: 'serial',
     state: inProgress(pending(), now, 'repairing'),
     phases: [{ name: PHASE, strategy: 'serial', state: inProgress(pending(), now, 'repairing'), steps: groups.map((g) => ({ name: g.name, state: pending() })) }],
   };
-  const save = (r: PlanRun): Promise<void> => session.update((c) => ({ ...c, repair: { last: r, fights: decision.fights } }));
+  const objects = repaired.map(describe);
+  const save = (r: PlanRun): Promise<void> => session.update((c) => ({ ...c, repair: { last: r, objects, fights: decision.fights } }));
   await save(run);
   const base = { instance: options.instance, runId: run.id, plan: REPAIR_PLAN };
   emit({ type: 'plan-started', ...base, run, resumed: false, warnings: [] });

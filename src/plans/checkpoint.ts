@@ -95,6 +95,8 @@ export interface Checkpoint {
 export interface RepairRecord {
   /** The last repair, a run of the pseudo-plan `repair` (never the active run: it does not apply the desired state). */
   last?: PlanRun;
+  /** What the last repair re-applied and why: `Service shop/web missing`, `Deployment shop/web .spec.replicas`. */
+  objects?: string[];
   fights: FightRecord[];
 }
 

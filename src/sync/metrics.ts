@@ -43,7 +43,7 @@ export class AgentMetrics {
   /** Start times of running steps: engine events carry no clock, the agent's own is used. */
   private readonly stepStarts = new Map<string, number>();
   /** Per instance: its labels as last reported, so a change of framework or version replaces the series. */
-  private readonly instances = new Map<string, { framework: string; version: string }>();
+  private readonly known = new Map<string, { framework: string; version: string }>();
   private readonly frameworks = new Map<string, string>();
 
   constructor(private readonly nowMs: () => number = Date.now) {}
@@ -52,10 +52,10 @@ export class AgentMetrics {
   instance(key: { namespace: string; name: string }, status: InstanceStatus | undefined): void {
     const labels = { namespace: key.namespace, instance: key.name };
     const id = `${key.namespace}/${key.name}`;
-    const before = this.instances.get(id);
+    const before = this.known.get(id);
     if (before) this.instanceInfo.remove({ ...labels, ...before });
     if (status === undefined) {
-      this.instances.delete(id);
+      this.known.delete(id);
       this.frameworks.delete(id);
       for (const s of SYNC_STATES) this.instanceSync.remove({ ...labels, status: s });
       for (const s of HEALTH_STATES) this.instanceHealth.remove({ ...labels, status: s });
@@ -65,7 +65,7 @@ export class AgentMetrics {
       return;
     }
     const info = { framework: status.framework.name, version: status.framework.version ?? '' };
-    this.instances.set(id, info);
+    this.known.set(id, info);
     this.instanceInfo.set({ ...labels, ...info }, 1);
     const sync = status.sync?.status ?? (status.state === 'REFUSED' ? 'Refused' : undefined);
     for (const s of SYNC_STATES) this.instanceSync.set({ ...labels, status: s }, s === sync ? 1 : 0);
@@ -75,6 +75,24 @@ export class AgentMetrics {
     this.instanceFights.set(labels, status.drift?.fights.filter((f) => f.backoffUntil !== undefined && Date.parse(f.backoffUntil) > this.nowMs()).length ?? 0);
     const retry = status.sync?.failure?.nextRetryAt;
     this.instanceRetryAt.set(labels, retry ? Date.parse(retry) / 1000 : 0);
+  }
+
+  /** Mirrors every instance's status; instances no longer listed lose their series. */
+  instances(statuses: readonly InstanceStatus[]): void {
+    const listed = new Set(statuses.map((st) => `${st.instance.namespace}/${st.instance.name}`));
+    for (const id of [...this.known.keys()]) {
+      if (listed.has(id)) continue;
+      const [namespace = '', name = ''] = id.split('/');
+      this.instance({ namespace, name }, undefined);
+    }
+    for (const st of statuses) this.instance(st.instance, st.state === 'REMOVED' ? undefined : st);
+  }
+
+  /** A finished drift sweep. */
+  sweep(seconds: number, requests: number, objects: number): void {
+    this.sweepSeconds.observe(seconds);
+    this.sweepRequests.set(requests);
+    this.sweepObjects.set(objects);
   }
 
   /** Feeds plan and step durations from the engine's progress events. */
@@ -88,7 +106,7 @@ export class AgentMetrics {
       const s = event.run.state;
       if (s.status !== 'COMPLETE' && s.status !== 'FATAL_ERROR') return;
       const id = `${event.instance.namespace}/${event.instance.name}`;
-      const framework = this.frameworks.get(id) ?? this.instances.get(id)?.framework ?? 'unknown';
+      const framework = this.frameworks.get(id) ?? this.known.get(id)?.framework ?? 'unknown';
       this.planSeconds.observe({ framework, plan: event.plan, result: event.type === 'plan-complete' ? 'complete' : 'failed' }, Math.max(0, (Date.parse(s.finishedAt) - Date.parse(s.startedAt)) / 1000));
       return;
     }

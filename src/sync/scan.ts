@@ -4,7 +4,7 @@
  * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
-import { listInstances, loadInstance, frameworkDir, type ScheduleDecl } from '../render/index.js';
+import { listInstances, loadInstance, frameworkDir, type ScheduleDecl, type SyncSettingsDecl } from '../render/index.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Fingerprint, InstanceKey } from './status-file.js';
 import { requestPath } from './request-file.js';
@@ -16,9 +16,11 @@ export interface DesiredInstance {
   /** From the instance file; undefined when the file does not parse (the render reports why). */
   framework?: { name: string; version: string };
   schedules: ScheduleDecl[];
+  /** The instance file's `sync:` settings (drift interval, self-heal policy, retries). */
+  sync?: SyncSettingsDecl;
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[] }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; sync?: SyncSettingsDecl }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -32,14 +34,14 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<
     let parsed = cache.get(blob);
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
-      parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules } : { schedules: [] };
+      parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}) } : { schedules: [] };
       cache.set(blob, parsed);
     }
     const framework = parsed.framework;
     const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
     const request = await tree.id(requestPath(key));
     const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}) });
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}) });
   }
   return out;
 }

@@ -9,6 +9,7 @@ import type { Checkpoint, FightRecord, TargetFailure } from '../plans/checkpoint
 import { targetApplied } from '../plans/checkpoint.js';
 import { isUnfinished } from '../plans/concurrency.js';
 import type { PlanRun, RunState } from '../plans/state.js';
+import type { InstanceDrift, SelfHealPolicy } from '../drift/index.js';
 
 export type SyncState = 'Synced' | 'OutOfSync' | 'Progressing' | 'Failed' | 'Refused';
 
@@ -133,4 +134,33 @@ export function withRepairs(section: DriftSection, cp: Checkpoint | undefined): 
     ? { runId: last.id, at: 'finishedAt' in last.state ? last.state.finishedAt : startOf(last.state), result: last.state.status, objects: last.reason.replace(/^drift: /, '') }
     : section.lastRepair;
   return { ...section, fights, ...(lastRepair ? { lastRepair } : {}) };
+}
+
+/** The health section of a drift check. */
+export function healthSectionOf(d: InstanceDrift): HealthSection {
+  return { status: d.health.status, checkedAt: d.checkedAt, objects: d.health.objects.map((o) => ({ ...o })) };
+}
+
+/** The drift section of a drift check, under the instance's self-heal policy. */
+export function driftSectionOf(d: InstanceDrift, policy: SelfHealPolicy): DriftSection {
+  const objects = d.objects.map((o): DriftObjectStatus => ({
+    object: o.object,
+    reason: o.reason.kind,
+    ...(o.reason.kind === 'changed' ? { fields: o.reason.fields, ...(o.reason.managers.length > 0 ? { managers: o.reason.managers } : {}) } : {}),
+    action: o.action,
+  }));
+  const base = { policy, checkedAt: d.checkedAt, objects, fights: [], errors: d.errors };
+  if (d.notChecked) return { ...base, status: 'NotChecked', message: d.notChecked.message };
+  if (d.checkpointMissing) {
+    return { ...base, status: 'Drifted', message: policy === 'repair' ? 'the checkpoint is gone (was the namespace deleted?): the instance is deployed again' : 'the checkpoint is gone (was the namespace deleted?)' };
+  }
+  if (objects.length > 0) return { ...base, status: 'Drifted' };
+  return { ...base, status: d.errors.length > 0 ? 'Unknown' : 'InSync' };
+}
+
+/** Whether two sections say the same apart from when they were checked (no commit for a check that found nothing new). */
+export function sameLive(a: { health?: HealthSection | undefined; drift?: DriftSection | undefined }, b: { health?: HealthSection | undefined; drift?: DriftSection | undefined }): boolean {
+  const strip = (x: { health?: HealthSection | undefined; drift?: DriftSection | undefined }): string =>
+    JSON.stringify({ h: x.health ? { ...x.health, checkedAt: '' } : undefined, d: x.drift ? { ...x.drift, checkedAt: '', lastRepair: undefined, fights: undefined } : undefined });
+  return strip(a) === strip(b);
 }
