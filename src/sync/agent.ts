@@ -121,7 +121,8 @@ export class Agent {
   private readonly retried = new Map<string, string>();
   /** baton.yaml's `sync:` (retry backoff, drift interval and policy) at the last scanned commit. */
   private repositorySync: { commit: string; sync: SyncSettingsDecl | undefined } | undefined;
-  private newContent = false;
+  /** Failed instances a new commit asked to retry, not yet retried. */
+  private readonly retryNowFor = new Set<string>();
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -186,7 +187,11 @@ export class Agent {
     const desired = await scanDesired(tree, this.parseCache);
     const content = await contentKeyOf(tree);
     if (this.repositorySync?.commit !== commit) this.repositorySync = { commit, sync: await repositorySyncAt(tree) };
-    this.newContent = this.lastContent !== undefined && content !== this.lastContent;
+    // A new commit retries every failed desired state once (at its turn: a change or a request of the
+    // instance runs first, the retry on a later pass).
+    if (this.lastContent !== undefined && content !== this.lastContent) {
+      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
+    }
     this.lastContent = content;
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
@@ -229,7 +234,7 @@ export class Agent {
 
   private idleAt(commit: string, allDrift: boolean): boolean {
     const due = this.nextScheduleAt();
-    return commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime()) && !allDrift && this.driftLoop?.due() !== true;
+    return commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime()) && !allDrift && this.driftLoop?.due() !== true && this.retryNowFor.size === 0;
   }
 
   /**
@@ -386,10 +391,12 @@ export class Agent {
    * recorded retry time is acted on once (the engine may still say "not yet": its clock decides).
    */
   private retryOf(key: string, previous: InstanceStatus | undefined, now: Date): { reason: string; now: boolean } | undefined {
-    const retry = retryDue(previous, now, this.newContent);
+    const retry = retryDue(previous, now, this.retryNowFor.has(key));
     const retryAt = previous?.sync?.failure?.nextRetryAt;
+    if (retry === undefined) this.retryNowFor.delete(key);
     if (retry === undefined || this.workers.has(key) || (!retry.now && this.retried.get(key) === retryAt)) return undefined;
     if (retryAt !== undefined) this.retried.set(key, retryAt);
+    this.retryNowFor.delete(key);
     return retry;
   }
 
