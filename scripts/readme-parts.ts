@@ -18,6 +18,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'cluster-workloads.md', demote: true },
   { file: 'cluster-store.md', demote: true },
   { file: 'catalog.md', demote: true },
+  { file: 'import.md', demote: true },
   { file: 'README.tail.md', demote: false },
 ];
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type SimulationTiming, DEFAULT_TIMING, startControllers } from './controllers/index.js';
 import type { FaultAdmin, RequestInterceptor } from './faults/types.js';
-import { kubeconfigYaml } from './server/kubeconfig.js';
+import { type KubeconfigDocument, kubeconfigDocument } from './server/kubeconfig.js';
 import { startApiServer } from './server/server.js';
 import { generateSelfSigned } from './server/tls.js';
 import { Store } from './store/store.js';
@@ -36,36 +36,79 @@ export interface ClusterOptions {
   nodes?: number;
   interceptor?: RequestInterceptor;
   faultAdmin?: FaultAdmin;
+  /**
+   * Authorize every request with RBAC (Roles, ClusterRoles and their bindings in the cluster). Implies
+   * `tls` (kubectl sends tokens only over https); the administrator keeps `cluster-admin`.
+   */
+  rbac?: boolean;
+  /** Users besides the administrator, each with a token and a kubeconfig context `<name>-<user>`. */
+  users?: UserSpec[];
+  /** Name of the cluster, user and context in the kubeconfig (default `baton-sim`). */
+  name?: string;
   /** Store tuning, mainly for tests and benchmarks. */
   watchWindow?: number;
   bookmarkIntervalMs?: number;
 }
 
+export interface UserSpec {
+  name: string;
+  /** Groups besides `system:authenticated`. */
+  groups?: string[];
+  /** Default: a random token. */
+  token?: string;
+}
+
+export interface ClusterUser {
+  name: string;
+  token: string;
+  groups: string[];
+  /** The kubeconfig context that acts as this user. */
+  context: string;
+}
+
 export interface Cluster {
+  /** The cluster's (and its administrator context's) name in the kubeconfig. */
+  name: string;
   url: string;
   kubeconfigPath: string;
   /** The kubeconfig's text. */
   kubeconfig: string;
-  /** The bearer token ('' when authentication is off). */
+  /** The administrator's bearer token ('' when authentication is off). */
   token: string;
+  /** The users besides the administrator (with `rbac`). */
+  users: ClusterUser[];
+  /** This cluster's entries, for a kubeconfig that holds several clusters. */
+  kubeconfigEntries: KubeconfigDocument;
   /** The store, for in-process inspection (tests, benchmarks). */
   store: Store;
   /** Stops controllers, closes connections (ending watches), flushes the store. Idempotent. */
   stop(): Promise<void>;
 }
 
+const randomToken = (): string => randomBytes(24).toString('base64url');
+
+function usersOf(options: ClusterOptions, name: string): ClusterUser[] {
+  return (options.users ?? []).map((u) => ({ name: u.name, token: u.token ?? randomToken(), groups: u.groups ?? [], context: `${name}-${u.name}` }));
+}
+
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const token = options.token ?? (options.tls ? randomBytes(24).toString('base64url') : '');
+  const name = options.name ?? 'baton-sim';
+  const useTls = options.tls === true || options.rbac === true;
+  const token = options.token ?? (useTls ? randomToken() : '');
+  const users = usersOf(options, name);
   const host = options.host ?? '127.0.0.1';
-  const tls = options.tls ? generateSelfSigned(host) : undefined;
+  const tls = useTls ? generateSelfSigned(host) : undefined;
   const store = new Store({
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.watchWindow !== undefined ? { watchWindow: options.watchWindow } : {}),
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(tls ? { rootCaPem: tls.cert } : {}),
   });
   const server = await startApiServer({
     store, host, port: options.port ?? 0,
     ...(token !== '' ? { token } : {}),
+    ...(users.length > 0 ? { users: users.map((u) => ({ name: u.name, token: u.token, groups: u.groups })) } : {}),
+    ...(options.rbac ? { rbac: true } : {}),
     ...(tls ? { tls } : {}),
     ...(options.interceptor ? { interceptor: options.interceptor } : {}),
     ...(options.faultAdmin ? { faultAdmin: options.faultAdmin } : {}),
@@ -75,7 +118,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   });
   const tempDir = options.kubeconfigOut === undefined && options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'baton-cluster-')) : undefined;
   const kubeconfigPath = options.kubeconfigOut ?? join(options.dataDir ?? tempDir ?? '.', 'kubeconfig');
-  const kubeconfig = kubeconfigYaml({ url: server.url, ...(token !== '' ? { token } : {}), ...(tls ? { caCert: tls.cert } : {}) });
+  const kubeconfigEntries: KubeconfigDocument = {
+    clusters: [{ name, url: server.url, ...(tls ? { caCert: tls.cert } : {}) }],
+    users: [{ name, ...(token !== '' ? { token } : {}) }, ...users.map((u) => ({ name: u.context, token: u.token }))],
+    contexts: [{ name, cluster: name, user: name }, ...users.map((u) => ({ name: u.context, cluster: name, user: u.context }))],
+    current: name,
+  };
+  const kubeconfig = kubeconfigDocument(kubeconfigEntries);
   mkdirSync(dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
   const controllers = options.controllers === false ? undefined : startControllers({
@@ -93,5 +142,58 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     })();
     return stopping;
   };
-  return { url: server.url, kubeconfigPath, kubeconfig, token, store, stop };
+  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, stop };
+}
+
+export interface ClusterSet {
+  clusters: Cluster[];
+  /** One kubeconfig with a context per cluster (and per user of each), the first one current. */
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Several independent simulated clusters (each its own store, API server, controllers, port and, with
+ * `dataDir`, its own `<dataDir>/<name>`), named `<name>-1` ... `<name>-N`, with one kubeconfig. One
+ * cluster is exactly `startCluster`'s (its name and data dir unchanged).
+ */
+export async function startClusters(count: number, options: ClusterOptions = {}): Promise<ClusterSet> {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`cluster count must be a positive integer, got ${count}`);
+  const base = options.name ?? 'baton-sim';
+  const dir = mkdtempSync(join(tmpdir(), 'baton-clusters-'));
+  const clusters: Cluster[] = [];
+  try {
+    for (let i = 1; i <= count; i++) {
+      // A single cluster keeps the plain name and the data dir itself, as `startCluster` would.
+      const name = count === 1 ? base : `${base}-${i}`;
+      clusters.push(await startCluster({
+        ...options,
+        name,
+        port: options.port !== undefined && options.port !== 0 ? options.port + i - 1 : 0,
+        kubeconfigOut: join(dir, `kubeconfig-${name}`),
+        ...(options.dataDir !== undefined ? { dataDir: count === 1 ? options.dataDir : join(options.dataDir, name) } : {}),
+      }));
+    }
+  } catch (err) {
+    await Promise.all(clusters.map((c) => c.stop()));
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const kubeconfigPath = options.kubeconfigOut ?? join(options.dataDir ?? dir, 'kubeconfig');
+  const merged: KubeconfigDocument = {
+    clusters: clusters.flatMap((c) => c.kubeconfigEntries.clusters),
+    users: clusters.flatMap((c) => c.kubeconfigEntries.users),
+    contexts: clusters.flatMap((c) => c.kubeconfigEntries.contexts),
+    current: clusters[0]?.name ?? base,
+  };
+  mkdirSync(dirname(kubeconfigPath), { recursive: true });
+  writeFileSync(kubeconfigPath, kubeconfigDocument(merged), { mode: 0o600 });
+  return {
+    clusters,
+    kubeconfigPath,
+    stop: async () => {
+      await Promise.all(clusters.map((c) => c.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

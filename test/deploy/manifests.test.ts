@@ -66,7 +66,8 @@ describe('deploy/baton-agent.yaml', () => {
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     const got = await cluster.kubectl(['get', 'deployment,serviceaccount,pvc,service', '-n', 'baton-system', '-o', 'name']);
-    expect(got.stdout.trim().split('\n').sort()).toEqual(['deployment.apps/baton-agent', 'persistentvolumeclaim/baton-agent-data', 'service/baton-agent', 'serviceaccount/baton-agent']);
+    // Every namespace also has its `default` ServiceAccount, as on a real cluster.
+    expect(got.stdout.trim().split('\n').sort()).toEqual(['deployment.apps/baton-agent', 'persistentvolumeclaim/baton-agent-data', 'service/baton-agent', 'serviceaccount/baton-agent', 'serviceaccount/default']);
     expect((await cluster.kubectl(['get', 'clusterrolebinding', 'baton-agent', '-o', 'jsonpath={.subjects[0].name}'])).stdout).toBe('baton-agent');
   });
 });

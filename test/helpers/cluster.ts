@@ -7,7 +7,7 @@
  *   const r = await c.kubectl(['get', 'ns']);   // { code, stdout, stderr }
  *   await c.stop();
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,6 +31,55 @@ export interface TestCluster extends Cluster {
   /** A temp dir removed on stop (the kubeconfig and kubectl cache live here). */
   dir: string;
   kubectl(args: string[], options?: KubectlRunOptions): Promise<KubectlResult>;
+  /** A long-running kubectl (`get -w`, `logs -f`) whose output can be waited on while it runs. */
+  kubectlStream(args: string[], options?: KubectlRunOptions): KubectlStream;
+}
+
+export interface KubectlStream {
+  /** Resolves once the output satisfies `done` (checked on every chunk); rejects after `timeoutMs` (default 15 s). */
+  until(done: (stdout: string, stderr: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Stops the process (if still running) and resolves with everything it printed. */
+  stop(): Promise<KubectlResult>;
+}
+
+export function streamKubectl(kubeconfig: string, cacheDir: string, args: string[], options: KubectlRunOptions = {}): KubectlStream {
+  const child = spawn(options.bin ?? 'kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], {
+    env: { ...process.env, KUBECONFIG: kubeconfig, HOME: dirname(cacheDir) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const checks = new Set<() => void>();
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    for (const check of [...checks]) check();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    for (const check of [...checks]) check();
+  });
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  return {
+    until: (done, timeoutMs = 15_000) => new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        checks.delete(check);
+        reject(new Error(`kubectl ${args.join(' ')}: condition not met after ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      const check = (): void => {
+        if (!done(stdout, stderr)) return;
+        clearTimeout(timer);
+        checks.delete(check);
+        resolve(stdout);
+      };
+      checks.add(check);
+      check();
+    }),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      return { code, stdout, stderr };
+    },
+  };
 }
 
 /** The dispatcher on the PATH and the oldest/newest versioned binaries beside the real one. */
@@ -69,6 +118,7 @@ export async function startTestCluster(options: ClusterOptions = {}): Promise<Te
     dir,
     // Each binary gets its own cache dir: versions differ in what they cache.
     kubectl: (args, run = {}) => runKubectl(cluster.kubeconfigPath, join(dir, `cache-${(run.bin ?? 'kubectl').replace(/\W/g, '_')}`), args, run),
+    kubectlStream: (args, run = {}) => streamKubectl(cluster.kubeconfigPath, join(dir, `cache-${(run.bin ?? 'kubectl').replace(/\W/g, '_')}`), args, run),
     stop: async () => {
       await cluster.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,8 @@ beforeAll(async () => {
   cluster = await startTestCluster({ controllers: true, timing: { podStartDelayMs: 20, readyDelayMs: 30 } });
   repo = mkdtempSync(join(tmpdir(), 'baton-e2e-repo-'));
   cpSync(join(process.cwd(), 'repo-template'), repo, { recursive: true });
+  // The catalog lives once, in frameworks/ (baton init copies it in the same way).
+  cpSync(join(process.cwd(), 'frameworks'), join(repo, 'frameworks'), { recursive: true });
 });
 afterAll(async () => {
   await cluster.stop();

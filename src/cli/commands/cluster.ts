@@ -7,7 +7,9 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import yaml from 'js-yaml';
 import { BatonError, errorMessage } from '../../errors.js';
-import { startCluster, type ClusterOptions } from '../../cluster/index.js';
+import { type ClusterOptions, type UserSpec, startClusters } from '../../cluster/index.js';
+import { SIM_NODE_DOWN } from '../../cluster/annotations.js';
+import { createKubeClient } from '../../kube/http-client.js';
 import { createFaultInjector, parseFaultRules, parseFaultSpec } from '../../cluster/faults/index.js';
 import type { CliIO } from '../io.js';
 
@@ -24,6 +26,22 @@ interface StartFlags {
   controllers: boolean;
   faults?: string;
   fault: string[];
+  rbac?: boolean;
+  user: UserSpec[];
+  clusters: number;
+}
+
+/** `alice` or `alice:devs,ops`. */
+function parseUser(value: string, all: UserSpec[]): UserSpec[] {
+  const [name = '', groups] = value.split(':', 2);
+  if (!/^[a-z0-9]([-a-z0-9.@]*[a-z0-9])?$/i.test(name)) throw new InvalidArgumentError(`expected NAME or NAME:GROUP,GROUP (letters, digits, '-', '.', '@'), got "${value}"`);
+  return [...all, { name, ...(groups ? { groups: groups.split(',').filter((g) => g !== '') } : {}) }];
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return n;
 }
 
 function nonNegativeInt(value: string): number {
@@ -80,6 +98,9 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
     .addOption(new Option('--no-controllers', 'serve the API only; nothing simulates workloads'))
     .option('--faults <file>', 'JSON or YAML list of fault rules to inject (also settable at run time via /baton-sim/faults)')
     .option('--fault <spec>', 'one fault rule in compact form, e.g. verb=list|watch,resource=pods,error=503 (repeatable)', (v: string, all: string[]) => [...all, v], [])
+    .option('--rbac', 'authorize requests with RBAC (implies --tls); the kubeconfig gets a context per --user')
+    .option('--user <name[:groups]>', 'a user with a token and a kubeconfig context, e.g. alice or bob:devs,ops (repeatable)', parseUser, [])
+    .option('--clusters <n>', 'start N independent clusters, one kubeconfig with a context each', positiveInt, 1)
     .action(async (flags: StartFlags) => {
       if (flags.token !== undefined && flags.token !== '' && !flags.tls) {
         // client-go sends credentials only over TLS (kubernetes/kubectl#744): a token on http would lock kubectl out.
@@ -94,16 +115,41 @@ export function registerCluster(program: Command, io: CliIO, waitForStop: () => 
       if (flags.kubeconfigOut !== undefined) options.kubeconfigOut = resolve(io.cwd, flags.kubeconfigOut);
       if (flags.token !== undefined) options.token = flags.token;
       if (flags.tls) options.tls = true;
+      if (flags.rbac) options.rbac = true;
+      if (flags.user.length > 0) options.users = flags.user;
       if (flags.nodes !== undefined) options.nodes = flags.nodes;
       const timing: NonNullable<ClusterOptions['timing']> = {};
       if (flags.podStartDelay !== undefined) timing.podStartDelayMs = flags.podStartDelay;
       if (flags.readyDelay !== undefined) timing.readyDelayMs = flags.readyDelay;
       options.timing = timing;
-      const c = await startCluster(options);
-      io.stdout(`Simulated Kubernetes API serving at ${c.url}\n`);
-      io.stdout(`export KUBECONFIG=${c.kubeconfigPath}\n`);
+      const set = await startClusters(flags.clusters, options);
+      for (const c of set.clusters) io.stdout(`Simulated Kubernetes API serving at ${c.url}${flags.clusters > 1 ? ` (context ${c.name})` : ''}\n`);
+      for (const u of set.clusters.flatMap((c) => c.users)) io.stdout(`user ${u.name}: context ${u.context}\n`);
+      io.stdout(`export KUBECONFIG=${set.kubeconfigPath}\n`);
       await waitForStop();
-      io.stderr('stopping the simulated cluster...\n');
-      await c.stop();
+      io.stderr(`stopping the simulated cluster${flags.clusters > 1 ? 's' : ''}...\n`);
+      await set.stop();
+    });
+
+  cluster
+    .command('node')
+    .description('Fail or recover a simulated node, as a test or demo would (sim.baton.dev/node-down)')
+    .argument('<action>', 'fail | recover')
+    .argument('<node>', 'node name, e.g. sim-node-1')
+    .option('--kubeconfig <file>', 'kubeconfig of the simulated cluster (default: $KUBECONFIG)')
+    .option('--context <name>', 'context to use')
+    .action(async (action: string, node: string, flags: { kubeconfig?: string; context?: string }) => {
+      if (action !== 'fail' && action !== 'recover') {
+        io.stderr(`error: action must be "fail" or "recover", got "${action}"\n`);
+        io.exitCode = 2;
+        return;
+      }
+      const client = await createKubeClient({ ...(flags.kubeconfig ? { kubeconfigPath: resolve(io.cwd, flags.kubeconfig) } : {}), ...(flags.context ? { context: flags.context } : {}) });
+      try {
+        await client.patch({ apiVersion: 'v1', kind: 'Node', name: node }, { metadata: { annotations: { [SIM_NODE_DOWN]: action === 'fail' ? 'true' : null } } }, 'merge');
+        io.stdout(`node/${node} ${action === 'fail' ? 'failed: it goes NotReady and its pods not Ready' : 'recovered'}\n`);
+      } finally {
+        client.close();
+      }
     });
 }

@@ -17,6 +17,7 @@ import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
 import { registerNew } from './new.js';
+import { registerImport } from './import.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -34,4 +35,5 @@ export const commands: RegisterCommand[] = [
   registerCluster,
   registerTest,
   registerDemo,
+  registerImport,
 ];

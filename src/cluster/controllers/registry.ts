@@ -4,15 +4,18 @@ import { daemonSetController } from './daemonset.js';
 import { deploymentController } from './deployment/index.js';
 import { jobController } from './job.js';
 import { kubeletController } from './kubelet/index.js';
+import { nodeLifecycleController } from './kubelet/lifecycle.js';
 import { replicaSetController } from './replicaset.js';
 import type { Controller } from './runtime/controller.js';
 import { serviceController } from './services.js';
+import { hpaController } from './hpa.js';
 import { statefulSetController } from './statefulset/index.js';
 import { claimController, volumeController } from './volumes.js';
 
 export function allControllers(): Controller[] {
   return [
     kubeletController(),
+    nodeLifecycleController(),
     replicaSetController(),
     deploymentController(),
     statefulSetController(),
@@ -22,5 +25,6 @@ export function allControllers(): Controller[] {
     claimController(),
     volumeController(),
     serviceController(),
+    hpaController(),
   ];
 }

@@ -1,14 +1,13 @@
 /**
- * Request bodies by Content-Type: JSON, YAML, kubectl's protobuf for the few kinds `kubectl create`
- * sends that way, and the four patch types. Anything else is 415 UnsupportedMediaType, as the real
+ * Request bodies by Content-Type: JSON, YAML, Kubernetes protobuf (every built-in kind), and the four
+ * patch types. Anything else is 415 UnsupportedMediaType, as the real
  * server answers.
  */
 import yaml from 'js-yaml';
 import { isRecord } from '../../kube/object.js';
 import { badRequest, unsupportedMediaType } from '../store/errors.js';
 import type { PatchType } from '../store/types.js';
-import { UnsupportedProtobufError, decodeKubeProtobuf } from './protobody.js';
-import { ProtoDecodeError } from './protowire.js';
+import { ProtoDecodeError, UnsupportedProtobufError, decodeKubeProtobuf } from './protobody.js';
 
 function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

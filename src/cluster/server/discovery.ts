@@ -71,6 +71,7 @@ function subresourcesOf(t: ResourceType): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   if (t.subresources.status) out.push({ name: 'status', kind: { kind: t.kind }, verbs: ['get', 'patch', 'update'] });
   if (t.subresources.scale) out.push({ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
+  for (const c of t.connect ?? []) out.push({ name: c.name, kind: c.kind ?? { kind: t.kind }, verbs: c.verbs });
   return out;
 }
 
@@ -101,7 +102,7 @@ function aggregatedResource(t: ResourceType): Record<string, unknown> {
     verbs: t.verbs,
     ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}),
     ...(t.categories.length > 0 ? { categories: t.categories } : {}),
-    ...(t.subresources.status || t.subresources.scale
+    ...(subresourcesOf(t).length > 0
       ? {
           subresources: subresourcesOf(t).map((s) => ({
             subresource: s.name,

@@ -75,7 +75,8 @@ export function handleOpenApi(pathname: string, req: IncomingMessage, res: Serve
   }
   const m = /^\/openapi\/v3\/(?:api\/([^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(pathname);
   if (!m) return false;
-  const doc = m[1] !== undefined ? openApiV3Document(types, '', m[1]) : openApiV3Document(types, m[2] ?? '', m[3] ?? '');
+  const [group, version] = m[1] !== undefined ? ['', m[1]] : [m[2] ?? '', m[3] ?? ''];
+  const doc = memo.get(`openapi v3 ${group}/${version}`, () => openApiV3Document(types, group, version));
   if (doc) sendJson(res, 200, doc);
   else notFoundPath(res);
   return true;

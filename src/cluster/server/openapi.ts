@@ -2,13 +2,15 @@
  * OpenAPI, just enough for kubectl: it reads OpenAPI to learn whether the server takes the
  * `fieldValidation` query parameter for a kind (no OpenAPI at all fails `apply`). 1.29+ read the v3
  * index and one group-version document; 1.27/1.28 read v2 as a gnostic protobuf `openapi_v2.Document`.
- * Schemas are left empty on purpose: with no schema kubectl falls back to its built-in type knowledge
- * for strategic merge patches, and to JSON merge patches for custom resources, as against a real server.
+ * The v3 documents carry component schemas (openapi-schemas.ts) for `kubectl explain`; the patch
+ * operations declare no request content types, so kubectl still builds strategic merge patches from
+ * its built-in type knowledge (and JSON merge patches for custom resources), as its fallback does.
  */
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../store/types.js';
 import { groupVersions } from './discovery.js';
-import { ProtoWriter } from './protowire.js';
+import { componentSchemas } from './openapi-schemas.js';
+import protobuf from 'protobufjs';
 
 const SERVER_VERSION = 'v1.33.0';
 const WRITE_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'];
@@ -45,7 +47,7 @@ export function openApiV3Document(types: readonly ResourceType[], group: string,
     });
     paths[path] = { get: op('get', []), put: op('put', WRITE_PARAMS), patch: op('patch', WRITE_PARAMS), delete: op('delete', ['dryRun']) };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION }, paths, components: { schemas: {} } };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION }, paths, components: { schemas: componentSchemas(served) } };
 }
 
 /** `/openapi/v3`: every served group version with a URL whose hash changes when its document does. */
@@ -87,22 +89,42 @@ export function openApiV2Json(types: readonly ResourceType[]): Record<string, un
  * value=2: ResponseValue{response=1: Response{description=1}}}}, NamedAny{name=1, value=2: Any{yaml=2}}.
  */
 export function openApiV2Protobuf(types: readonly ResourceType[]): Uint8Array {
-  const w = new ProtoWriter().string(1, '2.0').message(2, (info) => info.string(1, 'Kubernetes').string(2, SERVER_VERSION));
-  w.message(8, (paths) => {
+  const w = protobuf.Writer.create();
+  const message = (field: number, build: () => void): void => {
+    w.uint32((field << 3) | 2).fork();
+    build();
+    w.ldelim();
+  };
+  const string = (field: number, value: string): void => void w.uint32((field << 3) | 2).string(value);
+  string(1, '2.0');
+  message(2, () => {
+    string(1, 'Kubernetes');
+    string(2, SERVER_VERSION);
+  });
+  message(8, () => {
     for (const { path, type } of itemPaths(types)) {
-      paths.message(2, (named) => {
-        named.string(1, path).message(2, (item) => {
-          item.message(8, (op) => {
-            op.string(5, `patch${type.kind}`);
-            for (const name of WRITE_PARAMS) {
-              op.message(8, (pi) => pi.message(1, (p) => p.message(2, (nb) => nb.message(3, (q) => q.string(2, 'query').string(4, name).string(6, 'string')))));
-            }
-            op.message(9, (r) => r.message(1, (nrv) => nrv.string(1, '200').message(2, (rv) => rv.message(1, (resp) => resp.string(1, 'OK')))));
-            const ext = (name: string, yaml: string): void => void op.message(13, (na) => na.string(1, name).message(2, (any) => any.string(2, yaml)));
-            ext('x-kubernetes-action', 'patch\n');
-            ext('x-kubernetes-group-version-kind', `group: ${JSON.stringify(type.group)}\nkind: ${type.kind}\nversion: ${type.version}\n`);
+      message(2, () => {
+        string(1, path);
+        message(2, () => message(8, () => {
+          string(5, `patch${type.kind}`);
+          for (const name of WRITE_PARAMS) {
+            message(8, () => message(1, () => message(2, () => message(3, () => {
+              string(2, 'query');
+              string(4, name);
+              string(6, 'string');
+            }))));
+          }
+          message(9, () => message(1, () => {
+            string(1, '200');
+            message(2, () => message(1, () => string(1, 'OK')));
+          }));
+          const ext = (name: string, yaml: string): void => message(13, () => {
+            string(1, name);
+            message(2, () => string(2, yaml));
           });
-        });
+          ext('x-kubernetes-action', 'patch\n');
+          ext('x-kubernetes-group-version-kind', `group: ${JSON.stringify(type.group)}\nkind: ${type.kind}\nversion: ${type.version}\n`);
+        }));
       });
     }
   });

@@ -1,199 +1,215 @@
 /**
- * Decodes the protobuf request bodies kubectl 1.32/1.33 send for `kubectl create namespace|configmap|
- * secret|deployment|job` (`k8s\0` + runtime.Unknown). Field numbers come from k8s.io/api and
- * k8s.io/apimachinery generated.proto; only the kinds and fields those commands produce are mapped,
- * anything else is rejected with 415 by the caller so clients retry with JSON.
+ * Protobuf request bodies (`Content-Type: application/vnd.kubernetes.protobuf`), as kubectl 1.32+
+ * sends them for `kubectl create <kind> ...`: the `k8s\0` magic, then a `runtime.Unknown` whose
+ * typeMeta names the kind and whose raw bytes are the object. One decoder for every built-in kind:
+ * protobufjs reads the bytes against the published Kubernetes schemas (proto/kube-proto.json, made by
+ * scripts/cluster-proto.ts), and `toJson` turns the message into the JSON a client would have sent,
+ * following the Go types: fields that are Go values rather than pointers (gogoproto `nullable=false`)
+ * are always on the wire, so their zero values mean "not set" and are left out as `omitempty` would;
+ * pointer fields keep zero (`replicas: 0`). Time, Quantity, IntOrString, RawExtension, FieldsV1,
+ * Duration and the slice types (ExtraValue, Verbs) have their own JSON forms, as in apimachinery.
  */
-import { type WireField, ProtoDecodeError, readFields } from './protowire.js';
-
-type Kind =
-  | { t: 'string' | 'int' | 'bool' | 'bytes' | 'strings' | 'time' | 'intstr' | 'quantity' }
-  /** Go pointer fields: present means set, even when zero (`replicas: 0`). */
-  | { t: 'pint' | 'pbool' | 'pstring' }
-  | { t: 'msg' | 'msgs'; of: string }
-  | { t: 'map'; value: 'string' | 'bytes' | 'quantity' };
-
-type Schema = Record<number, [string, Kind]>;
-
-const s = { t: 'string' } as const;
-const int = { t: 'int' } as const;
-const bool = { t: 'bool' } as const;
-const pint = { t: 'pint' } as const;
-const pbool = { t: 'pbool' } as const;
-const strs = { t: 'strings' } as const;
-const msg = (of: string): Kind => ({ t: 'msg', of });
-const msgs = (of: string): Kind => ({ t: 'msgs', of });
-const strMap = { t: 'map', value: 'string' } as const;
-
-const schemas: Record<string, Schema> = {
-  ObjectMeta: {
-    1: ['name', s], 2: ['generateName', s], 3: ['namespace', s], 5: ['uid', s], 6: ['resourceVersion', s],
-    7: ['generation', int], 8: ['creationTimestamp', { t: 'time' }], 11: ['labels', strMap],
-    12: ['annotations', strMap], 13: ['ownerReferences', msgs('OwnerReference')], 14: ['finalizers', strs],
-  },
-  OwnerReference: { 1: ['kind', s], 3: ['name', s], 4: ['uid', s], 5: ['apiVersion', s], 6: ['controller', pbool], 7: ['blockOwnerDeletion', pbool] },
-  LabelSelector: { 1: ['matchLabels', strMap], 2: ['matchExpressions', msgs('LabelSelectorRequirement')] },
-  LabelSelectorRequirement: { 1: ['key', s], 2: ['operator', s], 3: ['values', strs] },
-  Namespace: { 1: ['metadata', msg('ObjectMeta')], 2: ['spec', msg('NamespaceSpec')] },
-  NamespaceSpec: { 1: ['finalizers', strs] },
-  ConfigMap: { 1: ['metadata', msg('ObjectMeta')], 2: ['data', strMap], 3: ['binaryData', { t: 'map', value: 'bytes' }], 4: ['immutable', pbool] },
-  Secret: { 1: ['metadata', msg('ObjectMeta')], 2: ['data', { t: 'map', value: 'bytes' }], 3: ['type', s], 4: ['stringData', strMap], 5: ['immutable', pbool] },
-  Deployment: { 1: ['metadata', msg('ObjectMeta')], 2: ['spec', msg('DeploymentSpec')], 3: ['status', msg('Empty')] },
-  DeploymentSpec: {
-    1: ['replicas', pint], 2: ['selector', msg('LabelSelector')], 3: ['template', msg('PodTemplateSpec')],
-    4: ['strategy', msg('DeploymentStrategy')], 5: ['minReadySeconds', int], 6: ['revisionHistoryLimit', pint],
-    7: ['paused', bool], 9: ['progressDeadlineSeconds', pint],
-  },
-  DeploymentStrategy: { 1: ['type', s], 2: ['rollingUpdate', msg('RollingUpdateDeployment')] },
-  RollingUpdateDeployment: { 1: ['maxUnavailable', { t: 'intstr' }], 2: ['maxSurge', { t: 'intstr' }] },
-  Job: { 1: ['metadata', msg('ObjectMeta')], 2: ['spec', msg('JobSpec')], 3: ['status', msg('Empty')] },
-  JobSpec: {
-    1: ['parallelism', pint], 2: ['completions', pint], 3: ['activeDeadlineSeconds', pint], 4: ['selector', msg('LabelSelector')],
-    5: ['manualSelector', pbool], 6: ['template', msg('PodTemplateSpec')], 7: ['backoffLimit', pint],
-    8: ['ttlSecondsAfterFinished', pint], 9: ['completionMode', { t: 'pstring' }], 10: ['suspend', pbool],
-  },
-  PodTemplateSpec: { 1: ['metadata', msg('ObjectMeta')], 2: ['spec', msg('PodSpec')] },
-  PodSpec: {
-    2: ['containers', msgs('Container')], 3: ['restartPolicy', s], 4: ['terminationGracePeriodSeconds', pint],
-    5: ['activeDeadlineSeconds', pint], 6: ['dnsPolicy', s], 7: ['nodeSelector', strMap], 8: ['serviceAccountName', s],
-    10: ['nodeName', s], 20: ['initContainers', msgs('Container')],
-  },
-  Container: {
-    1: ['name', s], 2: ['image', s], 3: ['command', strs], 4: ['args', strs], 5: ['workingDir', s],
-    6: ['ports', msgs('ContainerPort')], 7: ['env', msgs('EnvVar')], 8: ['resources', msg('ResourceRequirements')],
-    13: ['terminationMessagePath', s], 14: ['imagePullPolicy', s], 20: ['terminationMessagePolicy', s],
-  },
-  ContainerPort: { 1: ['name', s], 2: ['hostPort', int], 3: ['containerPort', int], 4: ['protocol', s], 5: ['hostIP', s] },
-  EnvVar: { 1: ['name', s], 2: ['value', s] },
-  ResourceRequirements: { 1: ['limits', { t: 'map', value: 'quantity' }], 2: ['requests', { t: 'map', value: 'quantity' }] },
-  Empty: {},
-};
-
-/** The kinds whose bodies we can decode, by `apiVersion/kind`. */
-const rootSchemas: Record<string, string> = {
-  'v1/Namespace': 'Namespace',
-  'v1/ConfigMap': 'ConfigMap',
-  'v1/Secret': 'Secret',
-  'apps/v1/Deployment': 'Deployment',
-  'batch/v1/Job': 'Job',
-};
+import protobuf from 'protobufjs';
+import bundle from './proto/kube-proto.json' with { type: 'json' };
 
 export class UnsupportedProtobufError extends Error {}
+export class ProtoDecodeError extends Error {}
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const META = '.k8s.io.apimachinery.pkg.apis.meta.v1';
+const NULLABLE = '(gogoproto.nullable)';
+/** Go slice types that protobuf wraps in a message with one repeated `items` field. */
+const SLICE_TYPES = new Set(['.k8s.io.api.authentication.v1.ExtraValue', '.k8s.io.api.authorization.v1.ExtraValue', `${META}.Verbs`]);
 
-/** `k8s\0` + runtime.Unknown{typeMeta{apiVersion,kind}, raw} -> a JSON object. */
-export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
-  if (body.length < 4 || MAGIC.some((b, i) => body[i] !== b)) throw new UnsupportedProtobufError('body does not start with the k8s protobuf magic');
-  let apiVersion = '';
-  let kind = '';
-  let raw: Uint8Array | undefined;
-  for (const f of readFields(body.subarray(4))) {
-    if (f.field === 1 && f.wire === 'bytes') {
-      for (const t of readFields(f.value)) {
-        if (t.wire !== 'bytes') continue;
-        if (t.field === 1) apiVersion = utf8.decode(t.value);
-        if (t.field === 2) kind = utf8.decode(t.value);
-      }
-    } else if (f.field === 2 && f.wire === 'bytes') raw = f.value;
-  }
-  const schema = rootSchemas[`${apiVersion}/${kind}`];
-  if (!schema) throw new UnsupportedProtobufError(`protobuf bodies for ${apiVersion}/${kind} are not supported; send JSON`);
-  return { apiVersion, kind, ...decodeMessage(raw ?? new Uint8Array(), schema) };
+/**
+ * Fields Go serialises inline (`json:",inline"`): their members sit beside their siblings in JSON.
+ * gogoproto does not record this, so here is Kubernetes's short list for the served groups.
+ */
+export const INLINE_FIELDS = new Set([
+  '.k8s.io.api.core.v1.Volume.volumeSource',
+  '.k8s.io.api.core.v1.PersistentVolumeSpec.persistentVolumeSource',
+  '.k8s.io.api.core.v1.Probe.handler',
+  '.k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon',
+  '.k8s.io.api.networking.v1.IngressRule.ingressRuleValue',
+]);
+
+/** Whether a field is serialised inline; every embedded LocalObjectReference is (`json:",inline"`). */
+export function isInline(type: protobuf.Type, field: protobuf.Field): boolean {
+  return field.name === 'localObjectReference' || INLINE_FIELDS.has(`${type.fullName}.${field.name}`);
 }
 
-function decodeMessage(buf: Uint8Array, schemaName: string): Record<string, unknown> {
-  const schema = schemas[schemaName];
-  if (!schema) throw new ProtoDecodeError(`no schema ${schemaName}`);
-  const out: Record<string, unknown> = {};
-  for (const f of readFields(buf)) {
-    const spec = schema[f.field];
-    if (!spec) continue; // fields kubectl create never sets (status, defaults)
-    const [name, kind] = spec;
-    const value = decodeValue(f, kind);
-    // Non-pointer Go fields are always on the wire; JSON's omitempty leaves their zero values out.
-    if (value === undefined || value === '' || value === 0 || value === false) {
-      if (kind.t !== 'pint' && kind.t !== 'pbool' && kind.t !== 'pstring' && kind.t !== 'strings') continue;
+let root: protobuf.Root | undefined;
+
+/** The schemas, for other modules that follow the same types (validation of built-in kinds). */
+export function kubeSchemaRoot(): protobuf.Root {
+  return kubeRoot();
+}
+
+function kubeRoot(): protobuf.Root {
+  root ??= protobuf.Root.fromJSON(bundle);
+  return root;
+}
+
+/** The proto package of a group version: `apps/v1` -> `k8s.io.api.apps.v1`, core -> `k8s.io.api.core.v1`. */
+export function protoPackage(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = apiVersion.slice(slash + 1);
+  return `k8s.io.api.${group === '' ? 'core' : group.split('.')[0] ?? ''}.${version}`;
+}
+
+/** The message type of a built-in kind, or undefined when the schemas have none. */
+export function kindType(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const found = kubeRoot().lookup(`${protoPackage(apiVersion)}.${kind}`);
+  return found instanceof protobuf.Type ? found : undefined;
+}
+
+function unknownType(): protobuf.Type {
+  return kubeRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
+}
+
+/** `k8s\0` + runtime.Unknown{typeMeta{apiVersion,kind}, raw} -> the object as JSON. */
+export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
+  if (body.length < 4 || MAGIC.some((b, i) => body[i] !== b)) throw new UnsupportedProtobufError('body does not start with the k8s protobuf magic');
+  const envelope = decode(unknownType(), body.subarray(4)) as { typeMeta?: { apiVersion?: string; kind?: string }; raw?: Uint8Array };
+  const apiVersion = envelope.typeMeta?.apiVersion ?? '';
+  const kind = envelope.typeMeta?.kind ?? '';
+  const type = kindType(apiVersion, kind);
+  if (!type) throw new UnsupportedProtobufError(`protobuf bodies for ${apiVersion}/${kind} are not supported; send JSON`);
+  return { apiVersion, kind, ...messageJson(type, decode(type, envelope.raw ?? new Uint8Array())) };
+}
+
+function decode(type: protobuf.Type, bytes: Uint8Array): protobuf.Message {
+  try {
+    return type.decode(bytes);
+  } catch (err) {
+    throw new ProtoDecodeError(`${type.name}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const has = (m: object, key: string): boolean => Object.prototype.hasOwnProperty.call(m, key);
+
+/** int64 fields decode to `long` objects. */
+interface LongLike {
+  toNumber(): number;
+}
+
+function isLong(v: unknown): v is LongLike {
+  return typeof v === 'object' && v !== null && typeof (v as Partial<LongLike>).toNumber === 'function';
+}
+
+function isZero(v: unknown): boolean {
+  if (v === '' || v === 0 || v === false) return true;
+  if (v instanceof Uint8Array) return v.length === 0;
+  return isLong(v) && v.toNumber() === 0;
+}
+
+function messageJson(type: protobuf.Type, msg: protobuf.Message): Json {
+  const out: Json = {};
+  const m = msg as unknown as Json;
+  for (const field of type.fieldsArray) {
+    if (!has(m, field.name)) continue;
+    const raw = m[field.name];
+    field.resolve();
+    const valueOf = (v: unknown): unknown => convert(field, v);
+    // protobufjs gives every message its (empty) lists and maps; Go's nil slices and maps are left out.
+    if (field.map) {
+      if (Object.keys(raw as Json).length === 0) continue;
+      const entries = Object.entries(raw as Json).map(([k, v]) => [k, valueOf(v)] as const);
+      out[field.name] = Object.fromEntries(entries);
+    } else if (field.repeated) {
+      if ((raw as unknown[]).length === 0) continue;
+      out[field.name] = (raw as unknown[]).map(valueOf);
+    } else {
+      // A Go value (not a pointer) is always on the wire: its zero value means "not set".
+      if (!field.resolvedType && field.options?.[NULLABLE] === false && isZero(raw)) continue;
+      const value = valueOf(raw);
+      if (value !== undefined && isInline(type, field) && typeof value === 'object' && value !== null) Object.assign(out, value);
+      else if (value !== undefined) out[field.name] = value;
     }
-    if (kind.t === 'strings' || kind.t === 'msgs') out[name] = [...((out[name] as unknown[] | undefined) ?? []), value];
-    else if (kind.t === 'map') {
-      const [k, v] = value as [string, unknown];
-      out[name] = { ...((out[name]) ?? {}), [k]: v };
-    } else out[name] = value;
   }
   return out;
 }
 
-function bytesOf(f: WireField): Uint8Array {
-  if (f.wire !== 'bytes') throw new ProtoDecodeError(`field ${f.field}: expected length-delimited`);
-  return f.value;
+function convert(field: protobuf.Field, v: unknown): unknown {
+  const t = field.resolvedType;
+  if (!(t instanceof protobuf.Type)) return scalar(v);
+  const own = special(t, v as protobuf.Message);
+  return own ? own.json : messageJson(t, v as protobuf.Message);
 }
 
-function varintOf(f: WireField): bigint {
-  if (f.wire !== 'varint') throw new ProtoDecodeError(`field ${f.field}: expected varint`);
-  return f.value;
+function scalar(v: unknown): unknown {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  return isLong(v) ? v.toNumber() : v;
 }
 
-function decodeValue(f: WireField, kind: Kind): unknown {
-  switch (kind.t) {
-    case 'string':
-    case 'pstring':
-    case 'strings':
-      return utf8.decode(bytesOf(f));
-    case 'int':
-    case 'pint':
-      return Number(BigInt.asIntN(64, varintOf(f)));
-    case 'bool':
-    case 'pbool':
-      return varintOf(f) !== 0n;
-    case 'bytes':
-      return Buffer.from(bytesOf(f)).toString('base64');
-    case 'quantity':
-      return quantity(bytesOf(f));
-    case 'time':
-      return timestamp(bytesOf(f));
-    case 'intstr':
-      return intOrString(bytesOf(f));
-    case 'msg':
-    case 'msgs':
-      return decodeMessage(bytesOf(f), kind.of);
-    case 'map':
-      return mapEntry(bytesOf(f), kind.value);
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : isLong(v) ? v.toNumber() : 0;
+}
+
+/** apimachinery's types with their own JSON form (`json` undefined: left out); undefined for ordinary messages. */
+function special(t: protobuf.Type, msg: protobuf.Message): { json: unknown } | undefined {
+  const json = specialJson(t.fullName, msg as unknown as Json);
+  return json === NOT_SPECIAL ? undefined : { json };
+}
+
+const NOT_SPECIAL = Symbol('not special');
+
+function specialJson(fullName: string, m: Json): unknown {
+  switch (fullName) {
+    case `${META}.Time`:
+      return time(num(m.seconds), num(m.nanos), false);
+    case `${META}.MicroTime`:
+      return time(num(m.seconds), num(m.nanos), true);
+    case '.k8s.io.apimachinery.pkg.api.resource.Quantity':
+    case '.k8s.io.apimachinery.pkg.api.resource.QuantityValue':
+      return typeof m.string === 'string' ? m.string : '0';
+    case '.k8s.io.apimachinery.pkg.util.intstr.IntOrString':
+      return num(m.type) === 1 ? (m.strVal ?? '') : num(m.intVal);
+    case '.k8s.io.apimachinery.pkg.runtime.RawExtension':
+      return rawJson(m.raw);
+    case `${META}.FieldsV1`:
+      return rawJson(m.Raw);
+    case `${META}.Duration`:
+      return goDuration(num(m.duration));
+    default:
+      if (SLICE_TYPES.has(fullName)) return Array.isArray(m.items) ? m.items : [];
+      return NOT_SPECIAL;
   }
 }
 
-function mapEntry(buf: Uint8Array, value: 'string' | 'bytes' | 'quantity'): [string, unknown] {
-  let k = '';
-  let v: unknown = '';
-  for (const f of readFields(buf)) {
-    if (f.field === 1) k = utf8.decode(bytesOf(f));
-    if (f.field === 2) v = value === 'string' ? utf8.decode(bytesOf(f)) : value === 'bytes' ? Buffer.from(bytesOf(f)).toString('base64') : quantity(bytesOf(f));
+/** The zero time (an empty message, or Go's year 1) is JSON null: left out. */
+function time(seconds: number, nanos: number, micro: boolean): string | undefined {
+  if ((seconds === 0 && nanos === 0) || seconds <= -62135596800) return undefined;
+  const iso = new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();
+  if (!micro) return iso.replace(/\.\d{3}Z$/, 'Z');
+  return iso.replace(/\.\d{3}Z$/, `.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`);
+}
+
+function rawJson(raw: unknown): unknown {
+  if (!(raw instanceof Uint8Array) || raw.length === 0) return undefined;
+  const text = Buffer.from(raw).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProtoDecodeError('an embedded raw object is not JSON');
   }
-  return [k, v];
 }
 
-function quantity(buf: Uint8Array): string {
-  const f = readFields(buf).find((x) => x.field === 1);
-  return f ? utf8.decode(bytesOf(f)) : '0';
-}
-
-/** google.protobuf.Timestamp-shaped metav1.Time; an empty message is the zero time (null in JSON). */
-function timestamp(buf: Uint8Array): string | undefined {
-  let seconds: bigint | undefined;
-  for (const f of readFields(buf)) if (f.field === 1) seconds = BigInt.asIntN(64, varintOf(f));
-  if (seconds === undefined || seconds <= -62135596800n) return undefined;
-  return new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function intOrString(buf: Uint8Array): number | string {
-  let type = 0n;
-  let intVal = 0;
-  let strVal = '';
-  for (const f of readFields(buf)) {
-    if (f.field === 1) type = varintOf(f);
-    if (f.field === 2) intVal = Number(BigInt.asIntN(32, varintOf(f)));
-    if (f.field === 3) strVal = utf8.decode(bytesOf(f));
-  }
-  return type === 1n ? strVal : intVal;
+/** Go's time.Duration.String() for whole units: `1h0m0s`, `90s`, `1.5s`, `0s`. */
+export function goDuration(ns: number): string {
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  let rest = Math.abs(ns);
+  if (rest < 1e9) return `${sign}${rest >= 1e6 ? `${rest / 1e6}ms` : rest >= 1e3 ? `${rest / 1e3}µs` : `${rest}ns`}`;
+  const h = Math.floor(rest / 3.6e12);
+  rest -= h * 3.6e12;
+  const min = Math.floor(rest / 6e10);
+  rest -= min * 6e10;
+  const s = `${rest / 1e9}s`;
+  if (h > 0) return `${sign}${h}h${min}m${s}`;
+  if (min > 0) return `${sign}${min}m${s}`;
+  return `${sign}${s}`;
 }

@@ -17,12 +17,16 @@ import { sendJson, notFoundPath, readBody, warningHeaders } from './respond.js';
 import { type ResourcePath, managerFromUserAgent } from './route.js';
 import { type IncludeObject, parseIncludeObject, partialObjectMetadata, toTable } from './tables.js';
 import { serveWatch } from './watchstream.js';
+import { type AccessControl, type UserInfo, authorize } from './auth/index.js';
+import { review } from './auth/reviews.js';
+import { serveConnect } from './connect.js';
 
 export interface ResourceContext {
   store: Store;
   interceptor: RequestInterceptor | undefined;
   /** Default watch duration when the client gives no timeoutSeconds. */
   watchTimeoutMs: number;
+  access: AccessControl;
 }
 
 interface Resolved {
@@ -31,6 +35,8 @@ interface Resolved {
   namespace: string | undefined;
   name: string;
   subresource: Subresource | undefined;
+  /** A subresource served outside the store (pods/log, pods/exec, serviceaccounts/token). */
+  connect?: string;
 }
 
 function verbOf(method: string, path: ResourcePath, q: URLSearchParams): ApiVerb | undefined {
@@ -57,7 +63,11 @@ function resolve(store: Store, method: string, path: ResourcePath, q: URLSearchP
   if (path.subresource !== undefined) {
     if (path.subresource === 'status' && type.subresources.status) subresource = 'status';
     else if (path.subresource === 'scale' && type.subresources.scale) subresource = 'scale';
-    else return undefined;
+    else {
+      const connect = type.connect?.find((c) => c.name === path.subresource);
+      if (!connect || path.name === undefined || (type.namespaced && path.namespace === undefined)) return undefined;
+      return { type, verb: method === 'GET' || method === 'HEAD' ? 'get' : 'create', namespace: path.namespace, name: path.name, subresource: undefined, connect: connect.name };
+    }
   }
   const verb = verbOf(method, path, q);
   const what = `${path.resource}${subresource ? `/${subresource}` : ''}`;
@@ -70,11 +80,26 @@ function resolve(store: Store, method: string, path: ResourcePath, q: URLSearchP
   return { type, verb, namespace: type.namespaced ? path.namespace : undefined, name: path.name ?? '', subresource };
 }
 
-export async function handleResource(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse, path: ResourcePath, q: URLSearchParams): Promise<void> {
+export async function handleResource(ctx: ResourceContext, user: UserInfo, req: IncomingMessage, res: ServerResponse, path: ResourcePath, q: URLSearchParams): Promise<void> {
   const method = req.method ?? 'GET';
   const r = resolve(ctx.store, method, path, q);
   if (!r) {
     notFoundPath(res);
+    return;
+  }
+  const sub = r.connect ?? r.subresource;
+  authorize(ctx.access, user, {
+    kind: 'resource', verb: r.verb, group: r.type.group, resource: r.type.resource,
+    ...(sub !== undefined ? { subresource: sub } : {}), ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), ...(r.name !== '' ? { name: r.name } : {}),
+  });
+  if (r.connect !== undefined) {
+    await serveConnect({ store: ctx.store, access: ctx.access, user, type: r.type, namespace: r.namespace, name: r.name, subresource: r.connect, req, res, q });
+    return;
+  }
+  if (r.type.virtual) {
+    const body = decodeObjectBody(await readBody(req), req.headers['content-type']);
+    const answer = await review(r.type.kind, { ...body, apiVersion: apiVersionOf(r.type) }, { store: ctx.store, user, auth: ctx.access.auth, rbac: ctx.access.rbac, namespace: r.namespace });
+    sendJson(res, 201, answer);
     return;
   }
   const info: RequestInfo = { verb: r.verb, group: r.type.group, resource: r.type.resource };

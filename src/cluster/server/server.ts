@@ -5,7 +5,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import type { FaultAdmin, RequestInterceptor } from '../faults/types.js';
 import type { Store } from '../store/store.js';
 import { handleGroup, handleGroupVersion, handleOpenApi, handleRootDiscovery, handleVersionOrHealth, isPublicPath } from './nonresource.js';
@@ -13,6 +12,7 @@ import { RegistryMemo } from './memo.js';
 import { notFoundPath, readBody, sendError, sendJson, sendStatus } from './respond.js';
 import { handleResource } from './resources.js';
 import { parsePath } from './route.js';
+import { type AccessControl, type SimUser, accessControl, authorize, identify } from './auth/index.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -20,8 +20,13 @@ export interface ApiServerOptions {
   host?: string;
   /** Default 0 (a free port). */
   port?: number;
-  /** When set, every request but /version and health checks needs `Authorization: Bearer <token>`. */
+  /** When set, every request but /version and health checks needs `Authorization: Bearer <token>` (the administrator's). */
   token?: string;
+  /** More users, each with a token; requests need one of them (or an issued ServiceAccount token). */
+  users?: SimUser[];
+  /** Authorize every request with the RBAC objects in the store (default off: everyone may do anything). */
+  rbac?: boolean;
+
   tls?: { key: string; cert: string };
   interceptor?: RequestInterceptor;
   faultAdmin?: FaultAdmin;
@@ -36,12 +41,16 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (token === undefined) return true;
-  const header = req.headers.authorization ?? '';
-  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7).trim() : '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
+function allUsers(options: ApiServerOptions): SimUser[] {
+  const users = [...(options.users ?? [])];
+  if (options.token !== undefined && options.token !== '') users.unshift({ name: 'kubernetes-admin', token: options.token, groups: ['system:masters'] });
+  return users;
+}
+
+function handleAdmin(options: ApiServerOptions, pathname: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (pathname === '/baton-sim/faults') return handleFaultAdmin(options.faultAdmin, req, res);
+  notFoundPath(res);
+  return Promise.resolve();
 }
 
 async function handleFaultAdmin(admin: FaultAdmin | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -64,7 +73,8 @@ async function handleFaultAdmin(admin: FaultAdmin | undefined, req: IncomingMess
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const host = options.host ?? '127.0.0.1';
   const watchTimeoutMs = options.watchTimeoutMs ?? 30 * 60_000;
-  const ctx = { store: options.store, interceptor: options.interceptor, watchTimeoutMs };
+  const access: AccessControl = accessControl(options.store, allUsers(options), options.rbac ?? false);
+  const ctx = { store: options.store, interceptor: options.interceptor, watchTimeoutMs, access };
   let serverAddress = '';
   const memo = new RegistryMemo(options.store.registry);
 
@@ -72,13 +82,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pathname = url.pathname;
     if (handleVersionOrHealth(pathname, res)) return;
-    if (!isPublicPath(pathname) && !authorized(req, options.token)) {
+    const user = await identify(access, req);
+    if (user.username === 'system:anonymous' && !isPublicPath(pathname)) {
       sendStatus(res, 401, 'Unauthorized', 'Unauthorized');
       return;
     }
-    if (pathname === '/baton-sim/faults') return handleFaultAdmin(options.faultAdmin, req, res);
     const parsed = parsePath(pathname);
-    if (parsed.kind === 'resource') return handleResource(ctx, req, res, parsed.path, url.searchParams);
+    if (parsed.kind !== 'resource') authorize(access, user, { kind: 'nonResource', verb: (req.method ?? 'GET').toLowerCase() === 'get' ? 'get' : (req.method ?? '').toLowerCase(), path: pathname });
+    if (pathname.startsWith('/baton-sim/')) return handleAdmin(options, pathname, req, res);
+    if (parsed.kind === 'resource') return handleResource(ctx, user, req, res, parsed.path, url.searchParams);
     const types = options.store.registry.all();
     if (handleRootDiscovery(pathname, req, res, types, serverAddress, memo)) return;
     if (handleOpenApi(pathname, req, res, types, memo)) return;

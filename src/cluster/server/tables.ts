@@ -9,6 +9,7 @@ import { humanDuration } from './duration.js';
 import { evalJsonPath } from './jsonpath.js';
 import { type Cell, type ColumnDefinition, type Printer, defaultPrinter, printers } from './printers.js';
 import { clusterPrinters } from './printers-cluster.js';
+import { morePrinters } from './printers-more.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -17,7 +18,7 @@ const NAME: ColumnDefinition = { name: 'Name', type: 'string', format: 'name', d
 export function printerFor(type: ResourceType): Printer {
   if (type.printerColumns && type.printerColumns.length > 0) return customPrinter(type.printerColumns);
   const key = `${type.group}/${type.resource}`;
-  return printers[key] ?? clusterPrinters[key] ?? defaultPrinter;
+  return printers[key] ?? clusterPrinters[key] ?? morePrinters[key] ?? defaultPrinter;
 }
 
 function customPrinter(columns: readonly PrinterColumn[]): Printer {

@@ -1,7 +1,9 @@
-/** What a fresh (or restarted) cluster has: the standard namespaces, and the types of stored CRDs. */
+/** What a fresh (or restarted) cluster has: the standard namespaces and their content, the default RBAC policy, and the types of stored CRDs. */
 import type { Core } from './core.js';
 import { registerCrd } from './crd.js';
 import { createObject } from './write.js';
+import { namespaceContent } from './admission/namespace.js';
+import { bootstrapPolicy } from './policy.js';
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -12,4 +14,7 @@ export function bootstrap(core: Core): void {
   for (const name of SYSTEM_NAMESPACES) {
     if (!core.find('/namespaces', '', name)) createObject(core, nsType, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { fieldManager: 'kube-apiserver' });
   }
+  bootstrapPolicy(core);
+  // Namespaces restored from an older data dir get their ServiceAccount and CA ConfigMap too.
+  for (const ns of core.scan('/namespaces', undefined)) namespaceContent(core, ns);
 }

@@ -41,6 +41,8 @@ export class Core {
   readonly gcQueue: { kind: 'ownerGone' | 'finalize'; uid: string }[] = [];
   gcRunning = false;
   journal: Journal | undefined;
+  /** Called after every committed change, in order (admission's quota bookkeeping, namespace content). */
+  readonly afterCommit: ((key: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject) => void)[] = [];
 
   constructor(readonly options: StoreOptions) {
     this.hub = new WatchHub(options.watchWindow ?? 10_000);
@@ -117,6 +119,7 @@ export class Core {
     this.journal?.append({ rv, key, type, object: stored });
     const ev = { rv, key, type, object: stored };
     this.hub.publish(old && type === 'MODIFIED' ? { ...ev, old } : ev);
+    for (const hook of this.afterCommit) hook(key, type, stored);
     return stored;
   }
 

@@ -84,6 +84,7 @@ export function typesFromCrd(crd: KubeObject): ResourceType[] {
         verbs: VERBS,
         subresources: { status: sub.status !== undefined },
         storage: v.storage === true,
+        generation: true,
         schema: asObj(asObj(v.schema).openAPIV3Schema),
       };
       const scale = scaleOf(sub.scale);

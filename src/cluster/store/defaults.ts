@@ -8,6 +8,7 @@ import { isRecord } from '../../kube/object.js';
 import type { Core } from './core.js';
 import type { ResourceType } from './types.js';
 import { child, records } from './util.js';
+import { defaultLimitRange } from './admission/limitrange.js';
 
 type Obj = Record<string, unknown>;
 
@@ -192,6 +193,8 @@ export function applyDefaults(core: Core, type: ResourceType, obj: KubeObject, o
     case '/ServiceAccount':
     case '/ConfigMap':
       return;
+    case '/LimitRange':
+      return defaultLimitRange(obj);
     case 'apps/Deployment':
     case 'apps/StatefulSet':
     case 'apps/DaemonSet':
@@ -210,6 +213,12 @@ export function applyDefaults(core: Core, type: ResourceType, obj: KubeObject, o
         def(jt.spec, 'backoffLimit', 6);
         template(jt.spec);
       }
+      return;
+    }
+    case 'autoscaling/HorizontalPodAutoscaler': {
+      const spec = child(obj, 'spec');
+      def(spec, 'minReplicas', 1);
+      if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
       return;
     }
     case 'storage.k8s.io/StorageClass':

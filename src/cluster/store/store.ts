@@ -11,6 +11,7 @@ import { Journal, loadState } from './persist.js';
 import { getScale, updateScale } from './scale.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { bootstrap } from './bootstrap.js';
+import { afterCommit } from './admission/index.js';
 import { createObject, patchObject, updateObject } from './write.js';
 import type { ResourceRegistry } from './registry.js';
 import type {
@@ -61,6 +62,8 @@ export class Store {
       this.core.journal = new Journal(options.dataDir);
       this.core.journal.compact(state);
     }
+    const core = this.core;
+    core.afterCommit.push((key, type, obj) => afterCommit(core, key, type, obj));
     bootstrap(this.core);
   }
 

@@ -16,6 +16,12 @@ export interface ScaleSubresource {
   labelSelectorPath?: string;
 }
 
+export interface ConnectSubresource {
+  name: string;
+  verbs: string[];
+  kind?: { group: string; version: string; kind: string };
+}
+
 /** One column of `kubectl get` output, as a CRD's `additionalPrinterColumns` declares it. */
 export interface PrinterColumn {
   name: string;
@@ -41,6 +47,15 @@ export interface ResourceType {
   categories: string[];
   verbs: string[];
   subresources: { status: boolean; scale?: ScaleSubresource };
+  /**
+   * Subresources served outside the store (`pods/log`, `pods/exec`, `serviceaccounts/token`...): listed
+   * in discovery with their verbs and, when they answer with another kind, that kind.
+   */
+  connect?: ConnectSubresource[];
+  /** Whether objects carry `metadata.generation` (bumped on spec changes), as the kind's real strategy does. */
+  generation: boolean;
+  /** A review kind (SelfSubjectAccessReview...): create only, answered and never stored. */
+  virtual?: boolean;
   printerColumns?: PrinterColumn[];
   /** Whether this version is the CRD's storage version (always true for built-ins). */
   storage: boolean;
@@ -151,6 +166,8 @@ export interface StoreOptions {
   freeze?: boolean;
   /** Clock, for deterministic timestamps in tests. */
   now?: () => Date;
+  /** PEM of the cluster's CA, published in every namespace's `kube-root-ca.crt` (a placeholder without). */
+  rootCaPem?: string;
 }
 
 /** An `autoscaling/v1` Scale object. */

@@ -17,6 +17,8 @@ import type { ResourceType, UpdateOptions, WriteOptions } from './types.js';
 import { apiVersionOf } from './types.js';
 import { clone, deepEqual } from './util.js';
 import { validateObject } from './validate/index.js';
+import { zeroStatus } from './status.js';
+import { admitCreate } from './admission/index.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -74,6 +76,10 @@ function managerOf(opts: WriteOptions): string {
 }
 
 function finalize(core: Core, type: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): KubeObject {
+  if (!old && obj.status === undefined && type.schema === undefined) {
+    const zero = zeroStatus(`${type.group}/${type.kind}`);
+    if (zero) obj.status = zero;
+  }
   applyDefaults(core, type, obj, old);
   return validateObject(core, type, obj, old, opts);
 }
@@ -90,12 +96,13 @@ export function createObject(core: Core, type: ResourceType, namespace: string |
   stripServerFields(obj);
   obj.metadata.uid = randomUUID();
   obj.metadata.creationTimestamp = core.timestamp();
-  obj.metadata.generation = 1;
+  if (type.generation) obj.metadata.generation = 1;
   // Like the real server, status is not settable on create (nodes excepted); defaulting fills it in.
   if (type.subresources.status && type.kind !== 'Node') delete obj.status;
   obj = finalize(core, type, obj, undefined, opts);
   const given = obj.metadata.managedFields;
   obj.metadata.managedFields = managed ?? (Array.isArray(given) && given.length > 0 ? given : recordUpdate(core, type, undefined, obj, managerOf(opts), undefined));
+  admitCreate(core, type, obj);
   if (opts.dryRun) return obj;
   const stored = core.commit(storageKey(type), 'ADDED', obj);
   afterWrite(core, type, stored, undefined);
@@ -148,7 +155,7 @@ function keepServerMetadata(type: ResourceType, old: KubeObject, next: KubeObjec
     const added = (m.finalizers ?? []).filter((f) => !before.has(f));
     if (added.length > 0) throw invalid(type, o.name ?? '', [cause.forbidden('metadata.finalizers', 'no new finalizers can be added if the object is being deleted')]);
   }
-  if (specChanged(old, next)) m.generation = (o.generation ?? 0) + 1;
+  if (type.generation && specChanged(old, next)) m.generation = (o.generation ?? 0) + 1;
 }
 
 /** Stores a replacement; an object being deleted whose last finalizer went is deleted instead. */

@@ -58,7 +58,9 @@ describe('fault injection seen by clients', () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
     const seen = new Set<string>();
-    informer.on('add', (cm: k8s.V1ConfigMap) => seen.add(cm.metadata?.name ?? ''));
+    informer.on('add', (cm: k8s.V1ConfigMap) => {
+      if (cm.metadata?.name?.startsWith('cm-')) seen.add(cm.metadata.name);
+    });
     informer.on('error', () => setTimeout(() => void informer.start(), 20));
     await informer.start();
     try {

@@ -2,16 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { parseAccept, wantsAggregated, objectView } from '../../../src/cluster/server/accept.js';
 import { aggregatedDiscovery, apiGroupList, apiResourceList, compareKubeVersions } from '../../../src/cluster/server/discovery.js';
 import { openApiV2Protobuf, openApiV3Document, openApiV3Index } from '../../../src/cluster/server/openapi.js';
-import { readFields } from '../../../src/cluster/server/protowire.js';
+import protobuf from 'protobufjs';
 import { builtinTypes } from '../../../src/cluster/store/builtins.js';
 import type { ResourceType } from '../../../src/cluster/store/types.js';
 
 const widget: ResourceType = {
   group: 'example.com', version: 'v1alpha1', resource: 'widgets', kind: 'Widget', listKind: 'WidgetList', singular: 'widget',
   namespaced: true, shortNames: ['wd'], categories: ['all'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-  subresources: { status: true }, storage: true, schema: {},
+  subresources: { status: true }, storage: true, schema: {}, generation: true,
 };
 const types = [...builtinTypes(), widget];
+
+/** The length-delimited fields of one message, in order, as [field number, bytes]. */
+function readFields(buf: Uint8Array): { field: number; wire: string; value: Uint8Array }[] {
+  const r = protobuf.Reader.create(buf);
+  const out: { field: number; wire: string; value: Uint8Array }[] = [];
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if ((tag & 7) === 2) out.push({ field: tag >>> 3, wire: 'bytes', value: r.bytes() });
+    else r.skipType(tag & 7);
+  }
+  return out;
+}
 
 describe('content negotiation', () => {
   it.each([
@@ -86,7 +98,7 @@ describe('OpenAPI for kubectl field validation', () => {
   it('encodes the same facts in the gnostic v2 protobuf kubectl 1.27/1.28 read', () => {
     // Walk Document.paths(8).path(2) -> NamedPathItem{name(1), value(2).patch(8)} as kubectl's query_param_verifier does.
     const utf8 = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
-    const bytes = (fs: ReturnType<typeof readFields>, n: number): Uint8Array[] => fs.filter((f) => f.field === n && f.wire === 'bytes').map((f) => f.value as Uint8Array);
+    const bytes = (fs: ReturnType<typeof readFields>, n: number): Uint8Array[] => fs.filter((f) => f.field === n && f.wire === 'bytes').map((f) => f.value);
     const doc = readFields(openApiV2Protobuf(types));
     expect(utf8(bytes(doc, 1)[0]!)).toBe('2.0');
     const named = bytes(readFields(bytes(doc, 8)[0]!), 2).map((b) => readFields(b));
@@ -97,5 +109,18 @@ describe('OpenAPI for kubectl field validation', () => {
     const exts = bytes(op, 13).map((e) => readFields(e));
     const gvk = exts.find((e) => utf8(bytes(e, 1)[0]!) === 'x-kubernetes-group-version-kind');
     expect(utf8(bytes(readFields(bytes(gvk!, 2)[0]!), 2)[0]!)).toBe('group: "apps"\nkind: Deployment\nversion: v1\n');
+  });
+});
+
+describe('OpenAPI v3 schemas', () => {
+  it('generates the built-in kinds\' schemas from the Kubernetes schemas, with their GVK, and uses a CRD\'s own schema', () => {
+    const apps = openApiV3Document(types, 'apps', 'v1') as { components: { schemas: Record<string, Record<string, unknown>> } };
+    const deploy = apps.components.schemas['io.k8s.api.apps.v1.Deployment'];
+    expect(deploy?.['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    expect(apps.components.schemas['io.k8s.api.apps.v1.DeploymentSpec']?.properties).toMatchObject({ replicas: { type: 'integer', format: 'int32' }, template: { $ref: '#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec' } });
+    // Inline members sit beside their siblings: a volume's configMap.
+    expect(Object.keys(apps.components.schemas['io.k8s.api.core.v1.Volume']?.properties as object)).toEqual(expect.arrayContaining(['name', 'configMap', 'persistentVolumeClaim']));
+    const crd = openApiV3Document([{ ...widget, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }], 'example.com', 'v1alpha1') as { components: { schemas: Record<string, Record<string, unknown>> } };
+    expect(crd.components.schemas['com.example.v1alpha1.Widget']).toMatchObject({ properties: { spec: { properties: { size: { type: 'integer' } } } }, 'x-kubernetes-group-version-kind': [{ group: 'example.com', kind: 'Widget', version: 'v1alpha1' }] });
   });
 });

@@ -153,11 +153,12 @@ describe('watches', () => {
   it('streams synthetic ADDED events then live events, one JSON object per line, with Python-style booleans', async () => {
     await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
     await call('POST', '/api/v1/namespaces/watched/configmaps', cm('before'));
-    const events = await readEvents('/api/v1/namespaces/watched/configmaps?watch=True', 3, async () => {
+    const events = await readEvents('/api/v1/namespaces/watched/configmaps?watch=True', 4, async () => {
       await call('POST', '/api/v1/namespaces/watched/configmaps', cm('after'));
       await call('DELETE', '/api/v1/namespaces/watched/configmaps/after');
     });
-    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'before'], ['ADDED', 'after'], ['DELETED', 'after']]);
+    // The namespace's own kube-root-ca.crt is there from the start, as on a real cluster.
+    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'before'], ['ADDED', 'kube-root-ca.crt'], ['ADDED', 'after'], ['DELETED', 'after']]);
   });
 
   it('resumes from a resourceVersion on the legacy /watch/ path', async () => {
@@ -182,8 +183,8 @@ describe('watches', () => {
   });
 
   it('marks the end of initial events with a bookmark when asked (sendInitialEvents)', async () => {
-    const events = await readEvents('/api/v1/namespaces/watched/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan', 2);
-    expect(events[1]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+    const events = await readEvents('/api/v1/namespaces/watched/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan', 3);
+    expect(events[2]).toMatchObject({ type: 'BOOKMARK', object: { metadata: { annotations: { 'k8s.io/initial-events-end': 'true' } } } });
   });
 
   it('sends PartialObjectMetadata per event to metadata-only watchers', async () => {

@@ -120,24 +120,36 @@ describe.runIf(bins !== undefined)('kubectl (the dispatcher) for the rest of the
     expect((await k(['delete', 'configmap', 'held', '-n', ns, '--wait=false'])).code).toBe(0);
     const held = JSON.parse((await k(['get', 'cm', 'held', '-n', ns, '-o', 'json'])).stdout);
     expect(held.metadata.deletionTimestamp).toBeDefined();
-    // A second delete waits (list + watch) until the object is really gone.
-    const waiting = k(['delete', 'configmap', 'held', '-n', ns, '--timeout=15s', '--ignore-not-found']);
-    await new Promise((r) => setTimeout(r, 1000));
-    await k(['patch', 'configmap', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
-    expect((await waiting).code).toBe(0);
+    // A second delete waits (list + watch) until the object is really gone: remove the finalizer once it watches.
+    const waiting = c.kubectlStream(['delete', 'configmap', 'held', '-n', ns, '--timeout=15s', '--ignore-not-found', '-v=6']);
+    try {
+      await waiting.until((_out, err) => /configmaps\?.*watch=true/.test(err));
+      await k(['patch', 'configmap', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await waiting.until((out) => out.includes('configmap "held" deleted'));
+    } finally {
+      expect((await waiting.stop()).code).toBe(0);
+    }
     expect((await k(['get', 'cm', 'held', '-n', ns])).stderr).toContain('configmaps "held" not found');
   });
 
   it('watches with get -w, printing a row per event', async () => {
-    const watching = k(['get', 'configmaps', '-n', ns, '-w', '--request-timeout=4s', '-l', 'watch=me']);
-    await new Promise((r) => setTimeout(r, 1000));
-    await k(['create', 'configmap', 'w', '-n', ns]);
-    await k(['label', 'configmap', 'w', '-n', ns, 'watch=me']);
-    await k(['annotate', 'configmap', 'w', '-n', ns, 'seen=yes']);
-    const out = (await watching).stdout;
-    const rows = table(out);
-    expect(rows[0]).toEqual(['NAME', 'DATA', 'AGE']);
-    expect(rows.slice(1).map((r) => r[0])).toEqual(['w', 'w']);
+    await k(['create', 'configmap', 'w0', '-n', ns]);
+    await k(['label', 'configmap', 'w0', '-n', ns, 'watch=me']);
+    const watching = c.kubectlStream(['get', 'configmaps', '-n', ns, '-w', '-l', 'watch=me']);
+    try {
+      // The first row means kubectl has listed; it watches from that list's resourceVersion, so
+      // every change made from here on reaches it however late its watch request arrives.
+      await watching.until((out) => table(out).some((r) => r[0] === 'w0'));
+      await k(['create', 'configmap', 'w', '-n', ns]);
+      await k(['label', 'configmap', 'w', '-n', ns, 'watch=me']);
+      await k(['annotate', 'configmap', 'w', '-n', ns, 'seen=yes']);
+      const out = await watching.until((o) => table(o).filter((r) => r[0] === 'w').length >= 2);
+      const rows = table(out);
+      expect(rows[0]).toEqual(['NAME', 'DATA', 'AGE']);
+      expect(rows.slice(1).map((r) => r[0])).toEqual(['w0', 'w', 'w']);
+    } finally {
+      await watching.stop();
+    }
   });
 
   it('lists api-resources from discovery with short names and scope', async () => {

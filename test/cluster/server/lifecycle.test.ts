@@ -3,7 +3,7 @@
  * restarts with a data dir, bearer tokens, and TLS with a self-signed certificate.
  */
 import { request } from 'node:https';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -74,6 +74,39 @@ describe('baton cluster start', () => {
       expect((await fetch(`${url}/api/v1/namespaces/default/secrets`)).status).toBe(503);
       expect((await fetch(`${url}/api/v1/namespaces/default/configmaps/x`)).status).toBe(500);
       expect((await fetch(`${url}/api/v1/namespaces/default/configmaps`)).status).toBe(200);
+    });
+  });
+
+  it('starts several clusters with --clusters, one kubeconfig with a context each, and each its own state', async () => {
+    const dataDir = tempDir();
+    const io = await runStart(['--clusters', '2', '--data-dir', dataDir, '--no-controllers'], async (_url, running) => {
+      const urls = [...running.out.join('').matchAll(/serving at (\S+) \(context (\S+)\)/g)].map((m) => [m[1], m[2]]);
+      expect(urls.map((u) => u[1])).toEqual(['baton-sim-1', 'baton-sim-2']);
+      const kubeconfig = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+      expect(kubeconfig).toContain('current-context: baton-sim-1');
+      for (const [url] of urls) expect(kubeconfig).toContain(`server: ${url}`);
+      await fetch(`${urls[0]?.[0]}/api/v1/namespaces`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: 'only-in-one' } }) });
+      expect((await fetch(`${urls[0]?.[0]}/api/v1/namespaces/only-in-one`)).status).toBe(200);
+      expect((await fetch(`${urls[1]?.[0]}/api/v1/namespaces/only-in-one`)).status).toBe(404);
+    });
+    expect(io.out.join('')).toContain(`export KUBECONFIG=${join(dataDir, 'kubeconfig')}\n`);
+  });
+
+  it('fails and recovers a node with `baton cluster node`, through the kubeconfig', async () => {
+    const dataDir = tempDir();
+    await runStart(['--data-dir', dataDir, '--nodes', '2', '--pod-start-delay', '0', '--ready-delay', '0'], async (url) => {
+      const node = async (): Promise<{ spec?: { taints?: unknown[] }; status: { conditions: { type: string; status: string }[] } }> => (await fetch(`${url}/api/v1/nodes/sim-node-1`)).json() as never;
+      const ready = async (): Promise<string | undefined> => (await node()).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+      await expect.poll(ready, { timeout: 10_000 }).toBe('True');
+      const cli = testIO();
+      const program = new Command('baton').exitOverride();
+      registerCluster(program, cli);
+      await program.parseAsync(['node', 'baton', 'cluster', 'node', 'fail', 'sim-node-1', '--kubeconfig', join(dataDir, 'kubeconfig')]);
+      expect(cli.out.join('')).toContain('node/sim-node-1 failed');
+      await expect.poll(ready, { timeout: 10_000 }).toBe('Unknown');
+      await program.parseAsync(['node', 'baton', 'cluster', 'node', 'recover', 'sim-node-1', '--kubeconfig', join(dataDir, 'kubeconfig')]);
+      await expect.poll(ready, { timeout: 10_000 }).toBe('True');
+      expect((await node()).spec?.taints ?? []).toEqual([]);
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UnsupportedProtobufError, decodeKubeProtobuf } from '../../../src/cluster/server/protobody.js';
-import { ProtoWriter } from '../../../src/cluster/server/protowire.js';
+import protobuf from 'protobufjs';
+import { ProtoDecodeError, UnsupportedProtobufError, decodeKubeProtobuf, goDuration } from '../../../src/cluster/server/protobody.js';
 
 // Bodies captured from `kubectl.1.33 create ...` (Content-Type: application/vnd.kubernetes.protobuf).
 const captured = {
@@ -16,7 +16,7 @@ const decode = (b64: string): Record<string, unknown> => decodeKubeProtobuf(Buff
 
 describe('decoding the protobuf bodies kubectl 1.32/1.33 send for create', () => {
   it.each([
-    ['kubectl create namespace ns1', captured.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns1' }, spec: {} }],
+    ['kubectl create namespace ns1', captured.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns1' }, spec: {}, status: {} }],
     [
       'kubectl create configmap cm1 --from-literal=a=1 --from-literal=b=two',
       captured.configmap,
@@ -52,19 +52,47 @@ describe('decoding the protobuf bodies kubectl 1.32/1.33 send for create', () =>
     expect(decode(body)).toEqual(expected);
   });
 
-  it('keeps pointer fields set to zero (replicas: 0 means zero, not unset)', () => {
-    const meta = new ProtoWriter().string(1, 'zero').finish();
-    const spec = new ProtoWriter().uint(1, 0).finish();
-    const dep = new ProtoWriter().bytes(1, meta).bytes(2, spec).finish();
-    const unknown = new ProtoWriter().message(1, (t) => t.string(1, 'apps/v1').string(2, 'Deployment')).bytes(2, dep).finish();
-    const body = Buffer.concat([Buffer.from('k8s\0', 'latin1'), unknown]);
-    expect(decodeKubeProtobuf(body)).toMatchObject({ spec: { replicas: 0 } });
+  /** `k8s\0` + runtime.Unknown{typeMeta{apiVersion, kind}, raw}, written field by field. */
+  const envelope = (apiVersion: string, kind: string, raw: Uint8Array): Buffer => {
+    const w = protobuf.Writer.create();
+    w.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 2).string(apiVersion).uint32((2 << 3) | 2).string(kind).ldelim();
+    w.uint32((2 << 3) | 2).bytes(raw);
+    return Buffer.concat([Buffer.from('k8s\0', 'latin1'), w.finish()]);
+  };
+  const message = (build: (w: protobuf.Writer) => void): Uint8Array => {
+    const w = protobuf.Writer.create();
+    build(w);
+    return w.finish();
+  };
+
+  it('keeps pointer fields set to zero (replicas: 0) and drops the zero values of plain Go fields (minReadySeconds: 0)', () => {
+    const meta = message((w) => w.uint32((1 << 3) | 2).string('zero').uint32((2 << 3) | 2).string(''));
+    const spec = message((w) => w.uint32((1 << 3) | 0).int32(0).uint32((5 << 3) | 0).int32(0).uint32((7 << 3) | 0).bool(false));
+    const dep = message((w) => w.uint32((1 << 3) | 2).bytes(meta).uint32((2 << 3) | 2).bytes(spec));
+    expect(decodeKubeProtobuf(envelope('apps/v1', 'Deployment', dep))).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'zero' }, spec: { replicas: 0 } });
+  });
+
+  it('decodes kinds the old hand-written decoder refused: a ClusterRole with rules, an Ingress with an IntOrString-free backend', () => {
+    const rule = message((w) => w.uint32((1 << 3) | 2).string('get').uint32((1 << 3) | 2).string('list').uint32((2 << 3) | 2).string('').uint32((3 << 3) | 2).string('pods'));
+    const role = message((w) => w.uint32((1 << 3) | 2).bytes(message((m) => m.uint32((1 << 3) | 2).string('reader'))).uint32((2 << 3) | 2).bytes(rule));
+    expect(decodeKubeProtobuf(envelope('rbac.authorization.k8s.io/v1', 'ClusterRole', role))).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }],
+    });
+  });
+
+  it('writes Go durations as Go prints them', () => {
+    expect([0, 1.5e9, 90e9, 3.6e12, 5e6].map(goDuration)).toEqual(['0s', '1.5s', '1m30s', '1h0m0s', '5ms']);
   });
 
   it.each([
     ['a body without the k8s magic', Buffer.from('{"kind":"Pod"}')],
-    ['a kind without a field map (Pod)', Buffer.concat([Buffer.from('k8s\0', 'latin1'), new ProtoWriter().message(1, (t) => t.string(1, 'v1').string(2, 'Pod')).finish()])],
+    ['a kind the Kubernetes schemas do not have', envelope('example.com/v1', 'Widget', new Uint8Array())],
   ])('rejects %s as unsupported so the server answers 415', (_name, body) => {
     expect(() => decodeKubeProtobuf(body)).toThrow(UnsupportedProtobufError);
+  });
+
+  it('rejects a truncated body as a decode error (400)', () => {
+    const body = envelope('v1', 'ConfigMap', Uint8Array.from([0x0a, 0x20, 0x01]));
+    expect(() => decodeKubeProtobuf(body)).toThrow(ProtoDecodeError);
   });
 });

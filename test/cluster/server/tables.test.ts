@@ -41,7 +41,7 @@ describe('Tables for kubectl get', () => {
       ['Name', 'Status', 'Roles', 'Age', 'Version'], ['x', 'Ready', '<none>', '5m', 'v1.33.0']],
     ['events (name last, only with -o wide)', '', 'events', obj('Event', { type: 'Normal', reason: 'Scheduled', involvedObject: { kind: 'Pod', name: 'p' }, message: 'assigned', lastTimestamp: '2026-01-01T11:59:30Z' }),
       ['Last Seen', 'Type', 'Reason', 'Object', 'Message'], ['30s', 'Normal', 'Scheduled', 'pod/p', 'assigned', 'x']],
-    ['service accounts (no dedicated printer)', '', 'serviceaccounts', obj('ServiceAccount', {}), ['Name', 'Age'], ['x', '5m']],
+    ['service accounts', '', 'serviceaccounts', obj('ServiceAccount', {}), ['Name', 'Secrets', 'Age'], ['x', 0, '5m']],
   ])('GIVEN %s THEN the columns and cells are the real server\'s', (_n, group, resource, o, columns, cells) => {
     const table = toTable(typeOf(group, resource), [o], { include: 'Metadata', now: NOW }) as unknown as Table;
     expect(table.columnDefinitions.filter((c) => !('priority' in c) || (c as { priority: number }).priority === 0).map((c) => c.name)).toEqual(columns);

@@ -4,14 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/cluster/store/index.js';
-import { apiError, configMap, deployment, newStore, types, type Loose, type Types } from './fixtures.js';
+import { apiError, configMap, deployment, newStore, typeOf, types, type Loose, type Types } from './fixtures.js';
 
 describe('create and get', () => {
-  it('GIVEN a new ConfigMap WHEN created THEN the server fills uid, creationTimestamp, generation 1 and a resourceVersion', () => {
+  it('GIVEN a new ConfigMap WHEN created THEN the server fills uid, creationTimestamp and a resourceVersion (no generation: ConfigMaps have none)', () => {
     const store = newStore();
     const { cm } = types(store);
     const created = store.create(cm, 'default', configMap('a', { k: 'v' }));
-    expect(created.metadata).toMatchObject({ name: 'a', namespace: 'default', generation: 1 });
+    expect(created.metadata).toMatchObject({ name: 'a', namespace: 'default' });
+    expect(created.metadata.generation).toBeUndefined();
     expect(created.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(store.get(cm, 'default', 'a')).toEqual(created);
@@ -84,7 +85,29 @@ describe('update: optimistic concurrency and generation', () => {
     const d = store.create(deploy, 'default', deployment('web'));
     const updated = store.update(deploy, 'default', 'web', change(d));
     expect(updated.metadata.generation).toBe(generation);
-    expect(updated.status).toBeUndefined();
+    expect(updated.status).toEqual({});
+  });
+
+  it.each([
+    ['apps', 'deployments', 'Deployment', {}],
+    ['apps', 'statefulsets', 'StatefulSet', { replicas: 0, availableReplicas: 0 }],
+    ['apps', 'replicasets', 'ReplicaSet', { replicas: 0 }],
+    ['apps', 'daemonsets', 'DaemonSet', { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }],
+  ])('GIVEN a new %s/%s WHEN created THEN it has the zero-valued status a real server returns, and generation 1', (group, resource, kind, status) => {
+    const store = newStore();
+    const created = store.create(typeOf(store, group, resource), 'default', { ...deployment('w'), kind });
+    expect(created.status).toEqual(status);
+    expect(created.metadata.generation).toBe(1);
+  });
+
+  it.each([
+    ['batch', 'jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } }, {}],
+    ['batch', 'cronjobs', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } }, {}],
+    ['policy', 'poddisruptionbudgets', { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { minAvailable: 1 } }, { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }],
+    ['networking.k8s.io', 'ingresses', { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i' }, spec: {} }, { loadBalancer: {} }],
+  ])('GIVEN a new %s/%s WHEN created THEN its status is the zero value', (group, resource, body, status) => {
+    const store = newStore();
+    expect(store.create(typeOf(store, group, resource), 'default', body).status).toEqual(status);
   });
 
   it('an identical update is a no-op that keeps the resourceVersion', () => {
@@ -126,7 +149,7 @@ describe('dry run', () => {
     expect(events).toEqual([]);
     expect(store.resourceVersion()).toBe(rv);
     expect(store.get(t.cm, 'default', 'old').data).toEqual({ k: 'v' });
-    expect(store.list(t.cm, 'default').items.map((o) => o.metadata.name)).toEqual(['old']);
+    expect(store.list(t.cm, 'default').items.map((o) => o.metadata.name)).toEqual(['kube-root-ca.crt', 'old']);
   });
 });
 
@@ -202,5 +225,34 @@ describe('Service allocation', () => {
     const updated = store.update(svc, 'default', 'a', body('a')) as Loose;
     expect(updated.spec.ports[0].nodePort).toBe(a.spec.ports[0].nodePort);
     expect(updated.spec.clusterIP).toBe(a.spec.clusterIP);
+  });
+});
+
+describe('built-in kinds against the Kubernetes schemas', () => {
+  it('GIVEN a wrongly typed field THEN the create is 400 with the Go decoder\'s message', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.replicas = 'three';
+    const err = apiError(() => store.create(types(store).deploy, 'default', d));
+    expect(err.status).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32' });
+  });
+
+  it('checks nested lists and maps too (a container port given as a string)', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.template.spec.containers[0].ports[0].containerPort = '80';
+    expect(apiError(() => store.create(types(store).deploy, 'default', d)).status.message).toContain('json: cannot unmarshal string into Go struct field ContainerPort.spec.template.spec.containers[0].ports[0].containerPort of type int32');
+  });
+
+  it('GIVEN an unknown field THEN Strict refuses it, Warn warns, and inline fields (a volume\'s configMap) are known', () => {
+    const store = newStore();
+    const d: Loose = deployment('web');
+    d.spec.template.spec.containers[0].colour = 'red';
+    d.spec.template.spec.volumes = [{ name: 'cfg', configMap: { name: 'cfg' } }];
+    const strict = apiError(() => store.create(types(store).deploy, 'default', d, { fieldValidation: 'Strict' }));
+    expect(strict.status.message).toBe('strict decoding error: unknown field "spec.template.spec.containers[0].colour"');
+    const warnings: string[] = [];
+    store.create(types(store).deploy, 'default', d, { fieldValidation: 'Warn', onWarning: (m) => warnings.push(m) });
+    expect(warnings).toEqual(['unknown field "spec.template.spec.containers[0].colour"']);
   });
 });

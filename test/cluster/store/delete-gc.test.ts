@@ -118,6 +118,6 @@ describe('deletecollection', () => {
     store.create(t.cm, 'default', configMap('b', {}, { tier: 'x' }));
     store.create(t.cm, 'default', configMap('c'));
     expect(names(store.deleteCollection(t.cm, 'default', { labelSelector: 'tier=x' }))).toEqual(['a', 'b']);
-    expect(names(store.list(t.cm, 'default').items)).toEqual(['c']);
+    expect(names(store.list(t.cm, 'default').items)).toEqual(['c', 'kube-root-ca.crt']);
   });
 });

@@ -19,11 +19,11 @@ describe('label selectors', () => {
   it.each([
     ['equality', 'app=web', ['a', 'b']],
     ['double equals', 'app==web', ['a', 'b']],
-    ['inequality (matches objects without the label)', 'app!=web', ['c', 'd']],
+    ['inequality (matches objects without the label, such as the namespace\'s kube-root-ca.crt)', 'app!=web', ['c', 'd', 'kube-root-ca.crt']],
     ['set membership', 'tier in (front,middle)', ['a']],
-    ['set exclusion (matches objects without the label)', 'tier notin (front)', ['b', 'c', 'd']],
+    ['set exclusion (matches objects without the label)', 'tier notin (front)', ['b', 'c', 'd', 'kube-root-ca.crt']],
     ['existence', 'tier', ['a', 'b']],
-    ['absence', '!app', ['d']],
+    ['absence', '!app', ['d', 'kube-root-ca.crt']],
     ['a conjunction', 'app=web,tier!=front', ['b']],
   ])('%s: %s', (_name, selector, names) => {
     const { store, t } = seeded();
@@ -39,8 +39,8 @@ describe('label selectors', () => {
 describe('field selectors', () => {
   it.each([
     ['metadata.name', 'metadata.name=b', ['default/b']],
-    ['metadata.namespace across namespaces', 'metadata.namespace=other', ['other/e']],
-    ['negated name', 'metadata.name!=a,metadata.namespace=default', ['default/b', 'default/c', 'default/d']],
+    ['metadata.namespace across namespaces', 'metadata.namespace=other', ['other/e', 'other/kube-root-ca.crt']],
+    ['negated name', 'metadata.name!=a,metadata.namespace=default', ['default/b', 'default/c', 'default/d', 'default/kube-root-ca.crt']],
   ])('%s', (_name, selector, keys) => {
     const { store, t } = seeded();
     expect(store.list(t.cm, undefined, { fieldSelector: selector }).items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(keys);
@@ -63,18 +63,18 @@ describe('field selectors', () => {
 });
 
 describe('pagination', () => {
-  it('GIVEN five objects WHEN listed two at a time THEN continue tokens walk them all in order, with remainingItemCount', () => {
+  it('GIVEN five objects in a namespace (four and its kube-root-ca.crt) WHEN listed two at a time THEN continue tokens walk them all in order, with remainingItemCount', () => {
     const { store, t } = seeded();
     const seen: string[] = [];
     const remaining: (number | undefined)[] = [];
     let token: string | undefined;
     do {
-      const page = store.list(t.cm, undefined, { limit: 2, ...(token ? { continue: token } : {}) });
+      const page = store.list(t.cm, 'default', { limit: 2, ...(token ? { continue: token } : {}) });
       seen.push(...page.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
       remaining.push(page.remainingItemCount);
       token = page.continue;
     } while (token);
-    expect(seen).toEqual(['default/a', 'default/b', 'default/c', 'default/d', 'other/e']);
+    expect(seen).toEqual(['default/a', 'default/b', 'default/c', 'default/d', 'default/kube-root-ca.crt']);
     expect(remaining).toEqual([3, 1, undefined]);
   });
 
@@ -150,8 +150,8 @@ describe('watch', () => {
     const { store, t } = seeded();
     const events: StoreWatchEvent[] = [];
     store.watch(t.cm, 'other', { sendInitialEvents: true, allowWatchBookmarks: true }, (e) => events.push(e)).stop();
-    expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
-    expect(events[1]?.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: store.resourceVersion(), annotations: { 'k8s.io/initial-events-end': 'true' } } });
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'BOOKMARK']);
+    expect(events[2]?.object).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: store.resourceVersion(), annotations: { 'k8s.io/initial-events-end': 'true' } } });
   });
 
   it('periodic bookmarks carry the current resourceVersion', async () => {

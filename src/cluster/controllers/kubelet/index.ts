@@ -10,6 +10,7 @@ import { failureOf, podTiming, SIM_FAIL } from '../sim.js';
 import { podStatus, stageEvents, unschedulableStatus, type Placement } from './pod-status.js';
 import { podStage, type PodStage } from './stage.js';
 import { pickNode, nodeAddress } from './nodes.js';
+import { isNodeDown, notReadyOnLostNode, podsOnNode } from './lifecycle.js';
 
 interface PodLife extends Placement {
   lastStage?: PodStage['kind'];
@@ -46,7 +47,7 @@ export function kubeletController(): Controller {
     const scheduledAt = phase === 'Running' ? now - timing.startMs - timing.readyMs : now;
     const life: PodLife = { nodeName, hostIP: nodeAddress(node), podIP: str(status(pod).podIP) ?? allocateIp(index + 1), scheduledAt, restarts: 0 };
     if (phase === 'Running') life.lastStage = 'running';
-    if (assigned === undefined) await ctx.api.patch(pod, { spec: { nodeName } });
+    if (assigned === undefined) await ctx.api.patch(pod, { spec: { nodeName } }, 'kube-scheduler');
     return life;
   }
 
@@ -59,6 +60,8 @@ export function kubeletController(): Controller {
     }
     const phase = str(status(pod).phase);
     if (phase === 'Succeeded' || phase === 'Failed') return undefined;
+    const nodeName = str(spec(pod).nodeName);
+    if (nodeName !== undefined && isNodeDown(ctx.informer('Node').get(nodeName))) return lostNode(pod, ctx);
     const uid = pod.metadata.uid ?? key;
     const failure = failureOf(pod);
     const nodes = ctx.informer('Node').list().length;
@@ -86,17 +89,27 @@ export function kubeletController(): Controller {
   return {
     name: 'kubelet',
     kind: 'Pod',
+    fieldManager: 'kubelet',
     workers: 4,
     watches: [
       // A claim that binds lets the pods that wait for it start.
       { kind: 'PersistentVolumeClaim', keys: (pvc, ctx) => podsUsingClaim(pvc, ctx) },
-      { kind: 'Node', keys: (_node, ctx) => ctx.informer('Pod').list().filter((p) => str(spec(p).nodeName) === undefined).map((p) => `${p.metadata.namespace ?? ''}/${nameOf(p)}`) },
+      { kind: 'Node', keys: (node, ctx) => [...ctx.informer('Pod').list().filter((p) => str(spec(p).nodeName) === undefined).map((p) => `${p.metadata.namespace ?? ''}/${nameOf(p)}`), ...podsOnNode(node, ctx)] },
     ],
     reconcile,
     forget(pod) {
       lives.delete(pod.metadata.uid ?? '');
     },
   };
+}
+
+/** Nothing reports for a pod on a stopped node: the node controller marks it not Ready, once. */
+async function lostNode(pod: KubeObject, ctx: ControllerContext): Promise<undefined> {
+  const ready = records(status(pod).conditions).find((c) => c.type === 'Ready');
+  if (ready?.status === 'False') return undefined;
+  await ctx.api.patchStatus(pod, notReadyOnLostNode(pod, ctx.clock.now()));
+  ctx.events.emit(pod, 'Warning', 'NodeNotReady', 'Node is not ready', 'node-controller');
+  return undefined;
 }
 
 function unboundClaims(pod: KubeObject, ctx: ControllerContext): string[] {

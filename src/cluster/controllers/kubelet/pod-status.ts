@@ -3,6 +3,7 @@ import type { KubeObject } from '../../../kube/object.js';
 import { kubeTime, nameOf, record, records, str } from '../runtime/meta.js';
 import { badImages, imageOf } from '../sim.js';
 import type { PodStage } from './stage.js';
+import { SIM_LOG, SIM_TERMINATION_MESSAGE, perContainer } from '../../annotations.js';
 
 export interface Placement {
   nodeName: string;
@@ -66,12 +67,13 @@ export function podStatus(pod: KubeObject, stage: PodStage, place: Placement, fa
           containerID: containerId(pod, name, stage.restarts),
           restartCount: stage.restarts,
           state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(stage.backoffMs)}ms restarting failed container=${name} pod=${nameOf(pod)}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})` } },
-          lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: kubeTime(stage.lastStartedAt), finishedAt: kubeTime(stage.lastFinishedAt), containerID: containerId(pod, name, stage.restarts - 1) } },
+          lastState: { terminated: { exitCode: 1, reason: 'Error', ...terminationMessage(pod, c, 1), startedAt: kubeTime(stage.lastStartedAt), finishedAt: kubeTime(stage.lastFinishedAt), containerID: containerId(pod, name, stage.restarts - 1) } },
         };
       case 'succeeded':
       case 'failed': {
         const ok = stage.kind === 'succeeded';
-        const terminated = { exitCode: ok ? 0 : 1, reason: ok ? 'Completed' : 'Error', startedAt: kubeTime(stage.startedAt), finishedAt: kubeTime(stage.finishedAt), containerID: containerId(pod, name, 0) };
+        const exitCode = ok ? 0 : 1;
+        const terminated = { exitCode, reason: ok ? 'Completed' : 'Error', ...terminationMessage(pod, c, exitCode), startedAt: kubeTime(stage.startedAt), finishedAt: kubeTime(stage.finishedAt), containerID: containerId(pod, name, 0) };
         return { ...base, imageID: imageId(image), containerID: containerId(pod, name, 0), state: { terminated }, lastState: {} };
       }
     }
@@ -101,6 +103,28 @@ export function podStatus(pod: KubeObject, stage: PodStage, place: Placement, fa
     containerStatuses,
     qosClass: 'BestEffort',
   };
+}
+
+/** The kubelet's termination log limits: 4096 bytes from the file, 80 lines / 2048 bytes from logs. */
+const MESSAGE_BYTES = 4096;
+const FALLBACK_LINES = 80;
+const FALLBACK_BYTES = 2048;
+
+/**
+ * `state.terminated.message`: what the container wrote to its termination log (declared with
+ * `sim.baton.dev/termination-message`), or with `terminationMessagePolicy: FallbackToLogsOnError` and
+ * a failure, the tail of its declared output, as a real kubelet reads them.
+ */
+export function terminationMessage(pod: KubeObject, container: Record<string, unknown>, exitCode: number): { message?: string } {
+  const name = str(container.name) ?? '';
+  const written = perContainer(pod.metadata.annotations, SIM_TERMINATION_MESSAGE, name);
+  if (written !== undefined && written !== '') return { message: Buffer.from(written).subarray(0, MESSAGE_BYTES).toString('utf8') };
+  if (exitCode === 0 || container.terminationMessagePolicy !== 'FallbackToLogsOnError') return {};
+  const logs = perContainer(pod.metadata.annotations, SIM_LOG, name);
+  if (logs === undefined || logs === '') return {};
+  const tail = logs.replace(/\n$/, '').split('\n').slice(-FALLBACK_LINES).join('\n');
+  const bytes = Buffer.from(tail);
+  return { message: bytes.subarray(Math.max(0, bytes.length - FALLBACK_BYTES)).toString('utf8') };
 }
 
 function imageId(image: string): string {

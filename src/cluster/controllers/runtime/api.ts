@@ -14,6 +14,8 @@ export class Api {
   constructor(
     private readonly client: KubeClient,
     private readonly informerOf: (kind: KindName) => Informer | undefined,
+    /** Recorded in managedFields, as the real component's writes are (`kube-controller-manager`, `kubelet`). */
+    private readonly manager = 'kube-controller-manager',
   ) {}
 
   private cache(obj: KubeObject): Informer | undefined {
@@ -30,7 +32,7 @@ export class Api {
   /** Creates; an object that already exists is not an error (another reconcile got there first). */
   async create(obj: KubeObject): Promise<KubeObject | undefined> {
     try {
-      return this.remember(await this.client.create(obj), obj);
+      return this.remember(await this.client.create(obj, { fieldManager: this.manager }), obj);
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 409 && err.reason === 'AlreadyExists') return undefined;
       throw err;
@@ -38,11 +40,11 @@ export class Api {
   }
 
   async update(obj: KubeObject): Promise<KubeObject> {
-    return this.remember(await this.client.update(obj), obj);
+    return this.remember(await this.client.update(obj, { fieldManager: this.manager }), obj);
   }
 
-  async patch(obj: KubeObject, patch: unknown): Promise<KubeObject> {
-    return this.remember(await this.client.patch(refOf(obj), patch, 'merge'), obj);
+  async patch(obj: KubeObject, patch: unknown, manager = this.manager): Promise<KubeObject> {
+    return this.remember(await this.client.patch(refOf(obj), patch, 'merge', { fieldManager: manager }), obj);
   }
 
   /**
@@ -60,7 +62,12 @@ export class Api {
     }
     for (const [key, value] of Object.entries(next)) if (!deepEqual(old[key], value)) changed = true;
     if (!changed) return obj;
-    return this.remember(await this.client.patch(refOf(obj), { status: body }, 'merge', { subresource: 'status' }), obj);
+    return this.remember(await this.client.patch(refOf(obj), { status: body }, 'merge', { subresource: 'status', fieldManager: this.manager }), obj);
+  }
+
+  /** The same API, writing as another component (the kubelet, the scheduler). */
+  as(manager: string): Api {
+    return new Api(this.client, this.informerOf, manager);
   }
 
   /** Deletes in the background (dependents go to the garbage collector); gone already is fine. */

@@ -36,6 +36,8 @@ export interface Controller {
   name: string;
   kind: KindName;
   watches?: Watch[];
+  /** The component its writes are recorded under (default `kube-controller-manager`). */
+  fieldManager?: string;
   /** Workers in parallel (distinct keys only). Default 1. */
   workers?: number;
   reconcile(key: string, ctx: ControllerContext): Promise<ReconcileResult | undefined>;

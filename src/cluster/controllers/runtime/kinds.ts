@@ -14,6 +14,8 @@ export const KINDS = {
   ControllerRevision: { apiVersion: 'apps/v1', kind: 'ControllerRevision' },
   Job: { apiVersion: 'batch/v1', kind: 'Job' },
   CronJob: { apiVersion: 'batch/v1', kind: 'CronJob' },
+  HorizontalPodAutoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+  EndpointSlice: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
 } as const;
 
 export type KindName = keyof typeof KINDS;

@@ -90,6 +90,16 @@ export class ControllerRunner {
     }
   }
 
+  private readonly contexts = new Map<string, ControllerContext>();
+
+  /** The shared context, with an Api that records writes under the controller's component name. */
+  private contextFor(controller: Controller): ControllerContext {
+    if (!controller.fieldManager) return this.context;
+    let ctx = this.contexts.get(controller.name);
+    if (!ctx) this.contexts.set(controller.name, (ctx = { ...this.context, api: this.context.api.as(controller.fieldManager) }));
+    return ctx;
+  }
+
   private async work(controller: Controller): Promise<void> {
     const queue = this.queues.get(controller.name);
     if (!queue) return;
@@ -98,7 +108,7 @@ export class ControllerRunner {
       if (key === undefined) return;
       const failureKey = `${controller.name}\u0000${key}`;
       try {
-        const result = await controller.reconcile(key, this.context);
+        const result = await controller.reconcile(key, this.contextFor(controller));
         this.failures.delete(failureKey);
         if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {

@@ -171,8 +171,11 @@ export function validateBuiltinUpdate(kind: string, old: KubeObject, next: KubeO
       }
       break;
     case '/PersistentVolumeClaim': {
-      const strip = (s: Obj): Obj => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'resources' && k !== 'volumeName'));
-      if (!deepEqual(strip(o), strip(n))) out.push(cause.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
+      // The binder may set volumeName once, and a class may be given to a claim that had none.
+      const settable = (k: string, v: unknown): boolean => k === 'resources' || ((k === 'volumeName' || k === 'storageClassName') && (o[k] === undefined || o[k] === '') && v !== undefined);
+      const strip = (s: Obj): Obj => Object.fromEntries(Object.entries(s).filter(([k, v]) => !settable(k, v) && !(k === 'resources')));
+      const oldSpec = Object.fromEntries(Object.entries(o).filter(([k]) => !settable(k, n[k]) && k !== 'resources'));
+      if (!deepEqual(oldSpec, strip(n))) out.push(cause.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
       break;
     }
     default:

@@ -11,6 +11,8 @@ import type { ResourceType, WriteOptions } from '../types.js';
 import { validateBuiltin, validateBuiltinUpdate } from './builtin.js';
 import { checkLabels, checkName, nameRuleFor } from './names.js';
 import { checkAgainstSchema } from './schema.js';
+import { checkTyped } from './typed.js';
+import { apiVersionOf } from '../types.js';
 
 function metadataCauses(type: ResourceType, obj: KubeObject): Cause[] {
   const out = checkName('metadata.name', obj.metadata.name ?? '', nameRuleFor(type.group, type.kind));
@@ -22,21 +24,34 @@ function metadataCauses(type: ResourceType, obj: KubeObject): Cause[] {
   return out;
 }
 
+function unknownFields(unknown: string[], opts: WriteOptions): void {
+  if (unknown.length === 0) return;
+  const mode = opts.fieldValidation ?? 'Warn';
+  const messages = unknown.map((f) => `unknown field "${f}"`);
+  if (mode === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+  if (mode === 'Warn') for (const m of messages) opts.onWarning?.(m);
+}
+
 function customResource(type: ResourceType, obj: KubeObject, opts: WriteOptions, causes: Cause[]): KubeObject {
   if (!type.schema) return obj;
   const res = checkAgainstSchema(type.schema, obj);
   causes.push(...res.causes);
-  if (res.unknown.length > 0) {
-    const mode = opts.fieldValidation ?? 'Warn';
-    const messages = res.unknown.map((f) => `unknown field "${f}"`);
-    if (mode === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
-    if (mode === 'Warn') for (const m of messages) opts.onWarning?.(m);
-  }
+  unknownFields(res.unknown, opts);
   return res.value as KubeObject;
+}
+
+/** Built-in kinds against the Kubernetes schemas: wrong JSON types are 400, unknown fields per fieldValidation. */
+function builtinTypes(type: ResourceType, obj: KubeObject, opts: WriteOptions): void {
+  if (type.schema !== undefined || type.virtual) return;
+  const res = checkTyped(apiVersionOf(type), type.kind, obj);
+  if (!res) return;
+  if (res.typeError) throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${res.typeError}`);
+  unknownFields(res.unknown, opts);
 }
 
 export function validateObject(_core: Core, type: ResourceType, obj: KubeObject, old: KubeObject | undefined, opts: WriteOptions): KubeObject {
   const kind = `${type.group}/${type.kind}`;
+  builtinTypes(type, obj, opts);
   const causes = metadataCauses(type, obj);
   causes.push(...validateBuiltin(kind, obj));
   if (old) causes.push(...validateBuiltinUpdate(kind, old, obj));
