@@ -45,6 +45,7 @@ const contentIdOf = (d: DesiredInstance): string => `${d.fingerprint.instance}:$
 
 export class DriftLoop {
   private forced = false;
+  private running = false;
   private readonly sensitive = new Map<string, readonly string[]>();
   /** The instances last looked at, for `nextDueAt`. */
   private known: KeeperInstance[] = [];
@@ -66,6 +67,20 @@ export class DriftLoop {
   }
 
   async pass(input: DriftPassInput): Promise<InstanceReport[]> {
+    // The poll loop does not wait for drift passes: one at a time, a later one starts after it.
+    if (this.running) {
+      if (input.all) this.forced = true;
+      return [];
+    }
+    this.running = true;
+    try {
+      return await this.passNow(input);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async passNow(input: DriftPassInput): Promise<InstanceReport[]> {
     const all = input.all || this.forced;
     this.forced = false;
     const repoSync = input.repositorySync;
@@ -99,6 +114,8 @@ export class DriftLoop {
   /** Records what changed, then asks for a repair or a new plan run when the policy says so. */
   private async act(c: { instance: KeeperInstance; desired: DesiredInstance; status: InstanceStatus }, result: InstanceDrift): Promise<{ job: Promise<InstanceReport> } | undefined> {
     const id = keyString(result.instance);
+    // A plan started meanwhile: its transitions are the record now; the next check looks again.
+    if (this.host.busy(id)) return undefined;
     const policy = c.instance.settings.policy;
     const sections: LiveSections = { health: healthSectionOf(result), drift: driftSectionOf(result, policy) };
     const deps = this.host.deps();
