@@ -120,6 +120,7 @@ export class DriftLoop {
     const sections: LiveSections = { health: healthSectionOf(result), drift: driftSectionOf(result, policy) };
     const deps = this.host.deps();
     const checkpoint = result.checkpointMissing ? undefined : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
+    if (this.host.busy(id)) return undefined;
     const sensitive = this.sensitive.get(id) ?? [];
     const reporter = driftReporter({ writer: deps.writer, now: deps.now }, c.status, checkpoint, () => sections, sensitive);
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
