@@ -78,3 +78,22 @@ describe('decideRepairs: fights with other field managers back off', () => {
     expect(decideRepairs([{ ...scaled, action: 'report' }], [], t0, settings)).toEqual({ repair: [], heldBack: [], fights: [] });
   });
 });
+
+describe('Kubernetes Events for drift checks', () => {
+  it('says DriftDetected for new drift, DriftResolved when it is gone, HealthChanged with the first unhealthy object', async () => {
+    const { liveEvents } = await import('../../src/sync/drift-report.js');
+    const drifted = { status: 'Drifted' as const, policy: 'repair' as const, checkedAt: 't', objects: [{ object: 'Service shop/web', reason: 'missing', action: 'repair' as const }], fights: [], errors: [] };
+    const missing = { status: 'Missing' as const, checkedAt: 't', objects: [{ object: 'Service shop/web', status: 'Missing' as const, message: 'not in the cluster' }] };
+    expect(liveEvents(undefined, { drift: drifted, health: missing })).toEqual([
+      { type: 'Warning', reason: 'DriftDetected', message: 'drift: Service shop/web missing' },
+      { type: 'Warning', reason: 'HealthChanged', message: 'health unknown -> Missing: Service shop/web: not in the cluster' },
+    ]);
+    const previous = { drift: drifted, health: missing } as unknown as Parameters<typeof liveEvents>[0];
+    expect(liveEvents(previous, { drift: { ...drifted, status: 'InSync', objects: [] }, health: { status: 'Healthy', checkedAt: 't', objects: [] } })).toEqual([
+      { type: 'Normal', reason: 'DriftResolved', message: 'the objects match the applied desired state again' },
+      { type: 'Normal', reason: 'HealthChanged', message: 'health Missing -> Healthy' },
+    ]);
+    // The same drift again: no new event.
+    expect(liveEvents(previous, { drift: drifted, health: missing })).toEqual([]);
+  });
+});
