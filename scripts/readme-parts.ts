@@ -13,6 +13,8 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'agent-leader-and-signatures.md', demote: true },
   { file: 'drift.md', demote: true },
   { file: 'deploy.md', demote: true },
+  { file: 'secrets.md', demote: true },
+  { file: 'team.md', demote: true },
   { file: 'preview.md', demote: false },
   { file: 'testing.md', demote: false },
   { file: 'cluster.md', demote: true },

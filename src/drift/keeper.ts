@@ -21,6 +21,8 @@ export interface KeeperInstance {
   /** Content id of the desired state (instance file, framework version, ...): the render cache key. */
   contentId: string;
   settings: DriftSettings;
+  /** The client repairs write with (a tenant's impersonated account); the keeper's own when absent. Sweeps read with the keeper's. */
+  client?: KubeClient;
   /** Loads the desired state and its renderer; called only when the cache misses. */
   load(): Promise<DesiredSource>;
 }
@@ -111,7 +113,7 @@ export class DriftKeeper {
   async repair(i: KeeperInstance, drift: InstanceDrift, extra: { signal?: AbortSignal; onEvent?: EventListener } = {}): Promise<RepairResult> {
     const desired = await this.desiredOf(i);
     const result = await repair({
-      client: this.options.client, hooks: this.options.hooks, store: this.options.store, instance: i.key, drifted: drift.objects, desired,
+      client: i.client ?? this.options.client, hooks: this.options.hooks, store: this.options.store, instance: i.key, drifted: drift.objects, desired,
       frameworkVersion: desired.state.frameworkVersion, fight: this.options.fight ?? DEFAULT_FIGHT, clock: { ...systemClock, now: () => this.now().getTime() },
       ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onEvent ? { onEvent: extra.onEvent } : {}),
     });

@@ -36,7 +36,10 @@ export interface ClientTuning {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type KubeClientOptions = (KubeconfigOptions | UrlOptions) & ClientTuning;
+export type KubeClientOptions = (KubeconfigOptions | UrlOptions) & ClientTuning & {
+  /** Act as this user (`Impersonate-User`), e.g. a tenant's `system:serviceaccount:<ns>:<name>`. */
+  impersonate?: string;
+};
 
 const PATCH_TYPES: Readonly<Record<PatchType, string>> = {
   merge: 'application/merge-patch+json',
@@ -46,7 +49,11 @@ const PATCH_TYPES: Readonly<Record<PatchType, string>> = {
 
 /** Connects by URL (the simulated cluster, tests) or through a kubeconfig (real clusters). */
 export async function createKubeClient(options: KubeClientOptions = {}): Promise<HttpKubeClient> {
-  const conn = 'url' in options ? connectionFromUrl(options) : await connectionFromKubeconfig(options);
+  const base = 'url' in options ? connectionFromUrl(options) : await connectionFromKubeconfig(options);
+  const user = options.impersonate;
+  // Impersonation is one more header on every request, watches included; the API server checks the
+  // caller may `impersonate` that user and then authorizes the request as it.
+  const conn: Connection = user === undefined ? base : { ...base, headers: async () => ({ ...(await base.headers()), 'impersonate-user': user }) };
   const transport: TransportOptions = {
     timeoutMs: options.timeoutMs ?? DEFAULT_TRANSPORT.timeoutMs,
     readRetries: options.readRetries ?? DEFAULT_TRANSPORT.readRetries,

@@ -9,8 +9,8 @@ import {
   hasErrors,
   loadInstance,
   loadInstanceFramework,
+  loadSettings,
   renderInstancePlan,
-  resolveParams,
   scheduleProblems,
   type FileTree,
   type Framework,
@@ -25,6 +25,9 @@ import { defaultHooks } from './defaults.js';
 import { desiredStateOf, type DesiredExtras } from './desired.js';
 import type { EventListener } from './events.js';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from './reconcile.js';
+import { resolveInstanceParams } from '../secrets/resolve-params.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { instanceViolations } from '../tenancy/rules.js';
 import type { DesiredState } from './selection.js';
 
 export interface InstanceSource {
@@ -42,7 +45,12 @@ export interface InstanceSource {
 
 const LIFECYCLE = ['deploy', 'update', 'upgrade'];
 
-export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}): Promise<InstanceSource> {
+export interface SourceOptions {
+  /** Age keys and the cluster for encrypted values and valuesFrom; without them such instances are refused. */
+  values?: ValuesContext;
+}
+
+export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}, options: SourceOptions = {}): Promise<InstanceSource> {
   const inst = await loadInstance(tree, instanceFile);
   if (!inst.ok) throw new RenderProblemsError(inst.problems);
   const fw = await loadInstanceFramework(tree, inst.value);
@@ -51,10 +59,15 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   // Not for a removal: schedules no longer matter, and they must not keep the objects in the cluster.
   const schedules = extras.removed === true ? [] : scheduleProblems(inst.value, new Set(Object.keys(fw.value.decl.plans)));
   if (hasErrors(schedules)) throw new RenderProblemsError(schedules);
-  const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  const settings = await loadSettings(tree);
+  const tenancy = instanceViolations(settings.ok ? settings.value.decl.tenants : undefined, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
+  if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
+  // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
+  // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.
+  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true });
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
-    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer });
+    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved });
     if (!result.ok) throw new RenderProblemsError(result.problems);
     return result.plan;
   };
@@ -62,7 +75,8 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   return {
     instance: inst.value,
     framework: fw.value,
-    desired: desiredStateOf(fw.value, resolved.values, extras),
+    // Parameters made sensitive by where their value came from are stored hashed like declared ones.
+    desired: desiredStateOf({ ...fw.value, params: resolved.decls }, resolved.values, extras),
     sensitiveValues: resolved.sensitiveValues,
     problems: [...inst.problems, ...fw.problems, ...schedules, ...resolved.problems],
     render,

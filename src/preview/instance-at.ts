@@ -1,33 +1,46 @@
 /**
  * One instance as it stands at one tree (the base or the head of a change): its file, the framework
  * version it points at, its resolved values and the desired state plan selection reads. Problems stay
- * located in the user's files.
+ * located in the user's files. Encrypted values are decrypted when an age key is given; without one,
+ * and for valuesFrom (a preview never reads the cluster's Secrets), placeholders are rendered and
+ * `notes` say what was not checked. The tenant rules of the tree apply.
  */
 import { desiredStateOf } from '../plans/desired.js';
 import type { DesiredState } from '../plans/selection.js';
-import { hasErrors, loadInstance, loadInstanceFramework, resolveParams } from '../render/index.js';
+import { hasErrors, loadInstance, loadInstanceFramework, loadSettings } from '../render/index.js';
 import type { FileTree, Framework, Instance, Problem } from '../render/index.js';
+import type { TenantDecl } from '../render/schemas.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { resolveInstanceParams } from '../secrets/resolve-params.js';
+import { instanceViolations } from '../tenancy/rules.js';
 
 export type InstanceAt =
-  | { ok: true; instance: Instance; framework: Framework; values: Record<string, unknown>; sensitiveValues: string[]; desired: DesiredState; text: string }
+  | { ok: true; instance: Instance; framework: Framework; values: Record<string, unknown>; sensitiveValues: string[]; desired: DesiredState; text: string; notes: Problem[]; tenants?: readonly TenantDecl[] }
   | { ok: false; problems: Problem[]; sensitiveValues: string[]; text: string };
 
-export async function instanceAt(tree: FileTree, file: string): Promise<InstanceAt> {
+export async function instanceAt(tree: FileTree, file: string, values: ValuesContext = {}): Promise<InstanceAt> {
   const bytes = await tree.read(file);
   const text = bytes === undefined ? '' : new TextDecoder().decode(bytes);
   const inst = await loadInstance(tree, file);
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [], text };
+  const settings = await loadSettings(tree);
+  const tenants = settings.ok ? settings.value.decl.tenants : undefined;
+  const tenancy = instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
+  if (hasErrors(tenancy)) return { ok: false, problems: tenancy, sensitiveValues: [], text };
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [], text };
-  const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...values, lenient: true });
   if (hasErrors(resolved.problems)) return { ok: false, problems: resolved.problems, sensitiveValues: resolved.sensitiveValues, text };
+  const framework = { ...fw.value, params: resolved.decls };
   return {
     ok: true,
     instance: inst.value,
-    framework: fw.value,
+    framework,
     values: resolved.values,
     sensitiveValues: resolved.sensitiveValues,
-    desired: desiredStateOf(fw.value, resolved.values),
+    desired: desiredStateOf(framework, resolved.values),
     text,
+    notes: resolved.problems.filter((p) => p.code === 'SOPS_NO_KEY' || p.code === 'VALUES_FROM_UNSEEN'),
+    ...(tenants ? { tenants } : {}),
   };
 }

@@ -14,6 +14,8 @@ import { liveChanges } from './live.js';
 import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.js';
 import { appliedObjects, renderLoaded } from './render-objects.js';
 import { diffSchedules } from './schedules.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { planViolations } from '../tenancy/rules.js';
 import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
 
 export interface PreviewInput {
@@ -25,6 +27,8 @@ export interface PreviewInput {
   now: Date;
   /** With a cluster: also the difference against live objects (server-side dry-run apply). */
   live?: KubeClient;
+  /** Age keys to decrypt SOPS-encrypted values with (without them, placeholders and a note). */
+  values?: ValuesContext;
 }
 
 type Loaded = Extract<InstanceAt, { ok: true }>;
@@ -36,8 +40,8 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
   const instances: InstancePreview[] = [];
   const problems: PreviewProblem[] = [];
   for (const file of files) {
-    const before = baseFiles.includes(file) ? await instanceAt(input.base, file) : undefined;
-    const after = headFiles.includes(file) ? await instanceAt(input.head, file) : undefined;
+    const before = baseFiles.includes(file) ? await instanceAt(input.base, file, input.values) : undefined;
+    const after = headFiles.includes(file) ? await instanceAt(input.head, file, input.values) : undefined;
     if (!isAffected(before, after)) continue;
     const preview = await previewInstance(file, before, after, input);
     if (preview.problems.length > 0) problems.push(...preview.problems);
@@ -108,7 +112,10 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
     case 'run':
       break;
   }
-  const headPlan = await renderLoaded(after, selection.plan, selection.args, input.renderer);
+  const rendered = await renderLoaded(after, selection.plan, selection.args, input.renderer);
+  // The tenant's rules: a plan creating what the tenant may not is refused, as the agent would.
+  const violations = rendered.ok ? planViolations(after.tenants, after.instance.file, rendered.plan, after.framework.dir) : [];
+  const headPlan = rendered.ok && violations.length > 0 ? { ok: false as const, problems: violations } : rendered;
   if (!headPlan.ok) {
     const [first, ...rest] = headPlan.problems.filter((p) => p.severity === 'error').map(located);
     return { outcome: 'refused', instance, code: first?.code ?? 'RENDER_FAILED', message: mask(first?.message ?? 'rendering failed'), details: rest.map((p) => mask(`${p.code}: ${p.message}`)) };
@@ -131,7 +138,8 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
     instance,
     plan: selection.plan,
     reasons: [selection.reason],
-    warnings: selection.warnings,
+    // What the preview could not check (encrypted values without a key, values from the cluster) is said here.
+    warnings: [...selection.warnings, ...after.notes.map((n) => mask(n.message))],
     steps,
     pruned: prunedRefs(baseObjects, headObjects),
     schedules,
@@ -208,7 +216,7 @@ async function digestAt(tree: FileTree, f: { name: string; version: string }): P
 async function instanceUses(tree: FileTree, files: string[]): Promise<{ id: string; framework: string; version: string }[]> {
   const out = [];
   for (const file of files) {
-    const state = await instanceAt(tree, file);
+    const state = await instanceAt(tree, file, { lenient: true });
     if (!state.ok) continue;
     const id = idOf(file);
     out.push({ id: `${id.namespace}/${id.name}`, framework: state.framework.name, version: state.framework.version });

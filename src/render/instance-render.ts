@@ -4,18 +4,24 @@
  * resolves the values and renders the plan.
  */
 import type { Framework, Instance, Loaded, RepositorySettings } from './model.js';
-import { resolveParams } from './params.js';
 import { renderPlan, type RenderResult } from './plan.js';
 import { hasErrors, problem, type Problem } from './problems.js';
 import { loadFramework, loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import type { FileTree } from './tree.js';
+import { resolveInstanceParams, type InstanceParams } from '../secrets/resolve-params.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { instanceViolations, planViolations } from '../tenancy/rules.js';
 
 export interface RenderInstanceOptions {
   /** Default `deploy`. */
   plan?: string;
   args?: Record<string, string>;
   renderer: Renderer;
+  /** Age keys and the cluster for encrypted values and valuesFrom (see secrets/). */
+  values?: ValuesContext;
+  /** Values resolved already (the agent reads the cluster once per run): skips resolving them again. */
+  resolved?: InstanceParams;
 }
 
 export type InstanceRenderResult =
@@ -36,6 +42,10 @@ export async function loadInstanceFramework(tree: FileTree, instance: Instance):
   return loadFramework(tree, framework, version);
 }
 
+function withTenancy(result: Extract<RenderResult, { ok: true }>, violations: Problem[]): RenderResult {
+  return violations.length === 0 ? result : { ok: false, problems: [...result.problems, ...violations] };
+}
+
 export async function renderInstancePlan(tree: FileTree, instanceFile: string, options: RenderInstanceOptions): Promise<InstanceRenderResult> {
   const settings: Loaded<RepositorySettings> = await loadSettings(tree);
   if (!settings.ok) return { ok: false, problems: settings.problems, sensitiveValues: [] };
@@ -43,11 +53,13 @@ export async function renderInstancePlan(tree: FileTree, instanceFile: string, o
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [] };
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [] };
-  const resolved = resolveParams(fw.value.params, inst.value.decl.params, { source: inst.value.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
-  const warnings = [...settings.problems, ...inst.problems, ...fw.problems];
-  if (hasErrors(resolved.problems)) return { ok: false, problems: [...warnings, ...resolved.problems], sensitiveValues: resolved.sensitiveValues };
-  const result: RenderResult = await renderPlan({
-    framework: fw.value,
+  const resolved = options.resolved ?? (await resolveInstanceParams(tree, inst.value, fw.value, options.values));
+  const tenants = settings.value.decl.tenants;
+  const tenancy = instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
+  const warnings = [...settings.problems, ...inst.problems, ...fw.problems, ...tenancy];
+  if (hasErrors(resolved.problems) || hasErrors(tenancy)) return { ok: false, problems: [...warnings, ...resolved.problems], sensitiveValues: resolved.sensitiveValues };
+  const rendered: RenderResult = await renderPlan({
+    framework: { ...fw.value, params: resolved.decls },
     instance: { name: inst.value.name, namespace: inst.value.namespace },
     params: resolved.values,
     sensitiveValues: resolved.sensitiveValues,
@@ -56,6 +68,8 @@ export async function renderInstancePlan(tree: FileTree, instanceFile: string, o
     stepTimeoutSeconds: settings.value.stepTimeoutSeconds,
     renderer: options.renderer,
   });
+  // A plan that creates what the instance's tenant may not is refused before anything is applied.
+  const result: RenderResult = rendered.ok ? withTenancy(rendered, planViolations(tenants, inst.value.file, rendered.plan, fw.value.dir)) : rendered;
   const problems = [...warnings, ...resolved.problems, ...result.problems];
   return result.ok ? { ok: true, plan: result.plan, problems, sensitiveValues: resolved.sensitiveValues } : { ok: false, problems, sensitiveValues: resolved.sensitiveValues };
 }

@@ -117,3 +117,21 @@ export function resolveParams(decls: readonly ParamDecl[], values: ParamValues, 
   }
   return { values: resolved, sensitiveValues, problems };
 }
+
+/** A value of the declared type for a required parameter without default, so plans can render (also `baton rbac`, and values validate cannot read). */
+export function sampleValue(p: ParamDecl): unknown {
+  if (p.enum && p.enum.length > 0) return p.enum[0];
+  switch (p.type) {
+    case 'integer':
+    case 'number':
+      return p.minimum ?? (p.maximum !== undefined ? Math.min(1, p.maximum) : 1);
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    case 'string':
+      return 'example';
+  }
+}

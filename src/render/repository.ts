@@ -10,6 +10,9 @@ import { frameworkSchema, instanceSchema, paramsFileSchema, repositorySchema } f
 import { parseYamlFile, schemaProblems, type ParsedYaml } from './source.js';
 import { normalizeTreePath, readText, type FileTree } from './tree.js';
 import { isDnsLabel, parseDuration } from './versions.js';
+import { SecretsError } from '../secrets/errors.js';
+import { lockedSops } from '../secrets/sops.js';
+import { isSopsDocument } from '../secrets/sops-file.js';
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 600;
 
@@ -18,6 +21,7 @@ async function parseWith<S extends z.ZodType>(
   file: string,
   schema: S,
   required: boolean,
+  prepare: (parsed: ParsedYaml) => unknown = (p) => p.value,
 ): Promise<{ parsed: ParsedYaml | undefined; value: z.output<S> | undefined; problems: Problem[] }> {
   const text = await readText(tree, file);
   if (text === undefined) {
@@ -26,7 +30,14 @@ async function parseWith<S extends z.ZodType>(
   const parsed = parseYamlFile(file, text);
   if (hasErrors(parsed.problems)) return { parsed, value: undefined, problems: parsed.problems };
   // An empty file is an empty document: let the schema say what is missing.
-  const result = schema.safeParse(parsed.value === null || parsed.value === undefined ? (schema === (paramsFileSchema as unknown) ? [] : {}) : parsed.value);
+  let value: unknown;
+  try {
+    value = prepare(parsed);
+  } catch (err) {
+    if (!(err instanceof SecretsError)) throw err;
+    return { parsed, value: undefined, problems: [...parsed.problems, problem({ code: err.code, file, path: err.path, ...parsed.locate(err.path), message: err.message })] };
+  }
+  const result = schema.safeParse(value === null || value === undefined ? (schema === (paramsFileSchema as unknown) ? [] : {}) : value);
   if (!result.success) return { parsed, value: undefined, problems: [...parsed.problems, ...schemaProblems(parsed, result.error.issues)] };
   return { parsed, value: result.data, problems: parsed.problems };
 }
@@ -110,11 +121,20 @@ export function instancePathParts(path: string): { namespace: string; name: stri
   return { namespace: m[1]!, name: m[2]! };
 }
 
+/**
+ * A SOPS-encrypted instance file is read without its key: the `sops` metadata is set aside and each
+ * encrypted value is left undefined, to be decrypted when values are resolved (secrets/). Everything
+ * that plan selection, change detection and schedules read stays readable without a key.
+ */
+function lockedInstance(parsed: ParsedYaml): unknown {
+  return isSopsDocument(parsed.value) ? lockedSops(parsed.text).value : parsed.value;
+}
+
 export async function loadInstance(tree: FileTree, path: string): Promise<Loaded<Instance>> {
   const file = normalizeTreePath(path);
   const parts = instancePathParts(file);
   if (typeof parts === 'string') return { ok: false, problems: [problem({ code: 'INSTANCE_PATH', file, message: parts })] };
-  const inst = await parseWith(tree, file, instanceSchema, true);
+  const inst = await parseWith(tree, file, instanceSchema, true, lockedInstance);
   const problems = [...inst.problems];
   for (const [what, value] of [['namespace', parts.namespace], ['instance name', parts.name]] as const) {
     if (!isDnsLabel(value)) {

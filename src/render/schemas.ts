@@ -110,6 +110,18 @@ export const syncSettingsSchema = z
   })
   .describe('drift detection, self-heal and retries of a failed desired state');
 export type SyncSettingsDecl = z.output<typeof syncSettingsSchema>;
+export const valuesFromSchema = z
+  .strictObject({
+    kind: z.enum(['Secret', 'ConfigMap']),
+    name: z.string().min(1),
+    /** The entry to read; without it every entry is a parameter named by its key. */
+    key: z.string().min(1).optional(),
+    /** With `key`: the entry's text is this parameter's value; without: the entry holds a YAML map of values. */
+    param: z.string().min(1).optional(),
+    optional: z.boolean().optional(),
+  })
+  .refine((v) => v.param === undefined || v.key !== undefined, { message: '"param" needs "key" (the entry holding its value)', path: ['param'] });
+export type ValuesFromDecl = z.output<typeof valuesFromSchema>;
 
 export const instanceSchema = z
   .strictObject({
@@ -119,11 +131,66 @@ export const instanceSchema = z
     framework: dnsLabel,
     version: semver,
     params: z.record(z.string(), z.unknown()).default({}),
+    /** Repository files holding parameter values (may be SOPS-encrypted), merged before `valuesFrom` and `params`. */
+    valuesFiles: z.array(z.string().min(1)).default([]),
+    /** Secrets and ConfigMaps in the instance's namespace holding parameter values, read at render time. */
+    valuesFrom: z.array(valuesFromSchema).default([]),
     schedules: z.array(scheduleSchema).default([]),
     sync: syncSettingsSchema.optional(),
   })
   .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
 export type InstanceDecl = z.output<typeof instanceSchema>;
+
+/** A kind as `group/Kind` (`apps/Deployment`), `Kind` for the core group, `group/*` or `*`. */
+const kindPattern = z.string().regex(/^(\*|[A-Za-z0-9.-]+\/(\*|[A-Za-z][A-Za-z0-9]*)|[A-Z][A-Za-z0-9]*)$/, 'must be Kind (core group), group/Kind, group/* or *');
+export const tenantSchema = z.strictObject({
+  name: dnsLabel,
+  // Instance files of this tenant: globs over repository paths, e.g. instances/team-a-*/*.yaml.
+  instances: z.array(z.string().min(1)).min(1),
+  /** Frameworks its instances may use, by name; `*` allows all. */
+  frameworks: z.array(z.string().min(1)).default(['*']),
+  /** Namespaces its instances may target (globs); default: none beyond the ones its instance paths name. */
+  namespaces: z.array(z.string().min(1)).min(1),
+  // Namespaced kinds its plans may create (Deployment, apps/*, *); default: the built-ins a workload needs.
+  kinds: z.array(kindPattern).optional(),
+  /** Cluster-scoped kinds it may create (refused unless listed here). */
+  clusterKinds: z.array(kindPattern).default([]),
+  /** The agent acts for this tenant as `system:serviceaccount:<namespace>:<name>`. */
+  serviceAccount: z.strictObject({ namespace: dnsLabel, name: dnsLabel }).optional(),
+});
+export type TenantDecl = z.output<typeof tenantSchema>;
+
+/** A credential: from the agent's environment or a key of a Secret in the agent's namespace. */
+const credentialSchema = z.union([
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name') }),
+  z.strictObject({ secret: z.strictObject({ name: z.string().min(1), key: z.string().min(1) }) }),
+]);
+export type CredentialDecl = z.output<typeof credentialSchema>;
+
+export const notifyEventNames = ['plan-failed', 'refused', 'plan-completed', 'drift-repaired', 'recovery-acted'] as const;
+const notificationBase = {
+  name: dnsLabel,
+  events: z.array(z.enum(notifyEventNames)).min(1).default(['plan-failed', 'refused']),
+  /** Only instances of these tenants (default: all). */
+  tenants: z.array(dnsLabel).optional(),
+  /** At most this many deliveries per minute (default 30). */
+  perMinute: z.number().int().min(1).max(6000).optional(),
+};
+const httpsUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http(s) URL');
+export const notificationSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...notificationBase, type: z.literal('webhook'), url: z.union([httpsUrl, credentialSchema]), secret: credentialSchema }),
+  z.strictObject({ ...notificationBase, type: z.literal('slack'), url: credentialSchema }),
+  z.strictObject({
+    ...notificationBase,
+    type: z.literal('github'),
+    repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be OWNER/REPO'),
+    token: credentialSchema,
+    apiUrl: httpsUrl.optional(),
+    checkRuns: z.boolean().optional(),
+  }),
+  z.strictObject({ ...notificationBase, type: z.literal('gitlab'), project: z.string().min(1), token: credentialSchema, url: httpsUrl.optional() }),
+]);
+export type NotificationDecl = z.output<typeof notificationSchema>;
 
 export const repositorySchema = z
   .strictObject({
@@ -140,6 +207,8 @@ export const repositorySchema = z
       .optional(),
     defaults: z.strictObject({ stepTimeout: duration.optional() }).optional(),
     sync: syncSettingsSchema.optional(),
+    tenants: z.array(tenantSchema).optional().describe('who may do what: instance paths, frameworks, namespaces, kinds and the ServiceAccount the agent impersonates'),
+    notifications: z.array(notificationSchema).optional().describe('where plan results are reported: a signed webhook, Slack, GitHub or GitLab'),
   })
   .describe('Baton baton.yaml: repository settings');
 export type RepositoryDecl = z.output<typeof repositorySchema>;

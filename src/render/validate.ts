@@ -7,14 +7,18 @@ import { testCaseProblems } from './test-cases.js';
 import type { Framework, Instance } from './model.js';
 import { frameworkProblems } from './framework-checks.js';
 import { loadInstanceFramework } from './instance-render.js';
-import { isRequired, resolveParams, type ParamValues } from './params.js';
+import { isRequired, resolveParams, sampleValue, type ParamValues } from './params.js';
 import { renderPlan } from './plan.js';
 import { hasErrors, problem, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, listInstances, loadFramework, loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
-import type { ParamDecl } from './schemas.js';
 import type { FileTree } from './tree.js';
+import type { TenantDecl } from './schemas.js';
+import type { RenderedPlan } from './types.js';
+import { resolveInstanceParams } from '../secrets/resolve-params.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { instanceViolations, planViolations } from '../tenancy/rules.js';
 
 export type ValidateScope =
   | { kind: 'repository' }
@@ -30,32 +34,14 @@ export interface ValidationReport {
   ok: boolean;
 }
 
-/** A value of the declared type for a required parameter without default, so plans can render. */
-function sampleValue(p: ParamDecl): unknown {
-  if (p.enum && p.enum.length > 0) return p.enum[0];
-  switch (p.type) {
-    case 'integer':
-    case 'number':
-      return p.minimum ?? (p.maximum !== undefined ? Math.min(1, p.maximum) : 1);
-    case 'boolean':
-      return false;
-    case 'array':
-      return [];
-    case 'object':
-      return {};
-    case 'string':
-      return 'example';
-  }
-}
-
-async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer): Promise<Problem[]> {
+async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer, check: (plan: RenderedPlan) => Problem[] = () => []): Promise<Problem[]> {
   const out: Problem[] = [];
   const results = await Promise.all(
     Object.keys(fw.decl.plans).sort().map((plan) => renderPlan({ framework: fw, instance, params, sensitiveValues: sensitive, plan, stepTimeoutSeconds: stepTimeout, renderer })),
   );
   const seen = new Set<string>();
   for (const r of results) {
-    for (const p of r.problems) {
+    for (const p of [...r.problems, ...(r.ok ? check(r.plan) : [])]) {
       // The same template error shows in every plan that renders it: report it once.
       const key = `${p.code}|${p.file}|${p.line}|${p.message}`;
       if (!seen.has(key)) out.push(p);
@@ -81,24 +67,34 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   return problems;
 }
 
-export async function validateInstance(tree: FileTree, file: string, renderer: Renderer, stepTimeout = 600, renderPlans = true): Promise<Problem[]> {
+/** What validating an instance needs beyond the repository: age keys (validate is lenient: it says what it cannot read) and tenants. */
+export interface InstanceCheckOptions {
+  values?: ValuesContext;
+  tenants?: readonly TenantDecl[];
+}
+
+export async function validateInstance(tree: FileTree, file: string, renderer: Renderer, stepTimeout = 600, renderPlans = true, options: InstanceCheckOptions = {}): Promise<Problem[]> {
   const loaded = await loadInstance(tree, file);
   if (!loaded.ok) return loaded.problems;
   const inst: Instance = loaded.value;
+  const tenancy = instanceViolations(options.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate: (path) => inst.source.locate(path) });
   const fw = await loadInstanceFramework(tree, inst);
-  if (!fw.ok) return [...loaded.problems, ...fw.problems];
-  const problems = [...loaded.problems];
+  if (!fw.ok) return [...loaded.problems, ...tenancy, ...fw.problems];
+  const problems = [...loaded.problems, ...tenancy];
   problems.push(...scheduleProblems(inst, new Set(Object.keys(fw.value.decl.plans))));
-  const resolved = resolveParams(fw.value.params, inst.decl.params, { source: inst.source, path: ['params'] }, `${fw.value.dir}/params.yaml`);
+  const resolved = await resolveInstanceParams(tree, inst, fw.value, { lenient: true, ...options.values });
   problems.push(...resolved.problems);
   if (hasErrors(resolved.problems) || !renderPlans) return problems;
-  problems.push(...(await renderAllPlans(fw.value, { name: inst.name, namespace: inst.namespace }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer)));
+  const check = (plan: RenderedPlan): Problem[] => planViolations(options.tenants, inst.file, plan, fw.value.dir);
+  problems.push(...(await renderAllPlans({ ...fw.value, params: resolved.decls }, { name: inst.name, namespace: inst.namespace }, resolved.values, resolved.sensitiveValues, stepTimeout, renderer, check)));
   return problems;
 }
 
-export async function validateRepository(tree: FileTree, renderer: Renderer, scope: ValidateScope = { kind: 'repository' }): Promise<ValidationReport> {
+export async function validateRepository(tree: FileTree, renderer: Renderer, scope: ValidateScope = { kind: 'repository' }, options: { values?: ValuesContext } = {}): Promise<ValidationReport> {
   const settings = await loadSettings(tree);
   const problems: Problem[] = [...settings.problems];
+  const tenants = settings.ok ? settings.value.decl.tenants : undefined;
+  const check: InstanceCheckOptions = { ...(options.values ? { values: options.values } : {}), ...(tenants ? { tenants } : {}) };
   const stepTimeout = settings.ok ? settings.value.stepTimeoutSeconds : 600;
   let frameworks = 0;
   let instances = 0;
@@ -112,7 +108,7 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
     for (const v of versions) problems.push(...(await validateFramework(tree, v.name, v.version, renderer, stepTimeout)));
   } else if (scope.kind === 'instance') {
     instances = 1;
-    problems.push(...(await validateInstance(tree, scope.file, renderer, stepTimeout)));
+    problems.push(...(await validateInstance(tree, scope.file, renderer, stepTimeout, true, check)));
   } else {
     const fws = await listFrameworks(tree);
     frameworks = fws.length;
@@ -128,7 +124,7 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
       const inst = await loadInstance(tree, file);
       // An instance of a broken framework version would repeat the framework's errors: check values only.
       const render = !(inst.ok && badFrameworks.has(`${inst.value.decl.framework}@${inst.value.decl.version}`));
-      problems.push(...(await validateInstance(tree, file, renderer, stepTimeout, render)));
+      problems.push(...(await validateInstance(tree, file, renderer, stepTimeout, render, check)));
     }
   }
   // A framework's problems also surface through each of its instances: keep one of each.

@@ -18,6 +18,9 @@ import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
+import { clusterValuesVersion } from '../secrets/values-from.js';
+import { valuesDigest } from './scan.js';
 import { StatusWriter } from './status-writer.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
@@ -62,6 +65,22 @@ export interface AgentOptions {
   kubeEvents?: KubeEventRecorder;
   /** Drift detection and self-heal (src/drift/, docs/drift.md); off when absent. */
   drift?: DriftKeeper;
+  /** Every instance's outcome with the instance and the commit it was decided at (notifications). */
+  onInstanceOutcome?: (report: InstanceOutcome) => void;
+  /** The client an instance's objects are applied with (a tenant's impersonated account). */
+  clientFor?: (key: InstanceKey) => KubeClient;
+  /** Age keys and the cluster for an instance's encrypted values and valuesFrom. */
+  valuesFor?: (key: InstanceKey) => ValuesContext;
+}
+
+/** One instance's outcome, for listeners such as notifications. */
+export interface InstanceOutcome {
+  instance: InstanceKey;
+  /** The commit whose desired state the outcome is about. */
+  commit: string | undefined;
+  reason: string;
+  outcome: RunOutcome;
+  at: string;
 }
 
 export interface CommitRefusal {
@@ -123,6 +142,8 @@ export class Agent {
   private repositorySync: { commit: string; sync: SyncSettingsDecl | undefined } | undefined;
   /** Failed instances a new commit asked to retry, not yet retried. */
   private readonly retryNowFor = new Set<string>();
+  /** Whether some instance takes values from the cluster (then no poll may skip looking). */
+  private clusterValues = false;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -139,7 +160,7 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
-      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, work),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
       replan: (desired, reason) => this.replan(desired, reason),
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
@@ -177,7 +198,8 @@ export class Agent {
       return { commit, reports: refusalReports };
     }
     // Nothing new: same commit, no plan running, no schedule, retry or drift check due. The cheap common case of a poll.
-    if (this.idleAt(commit, options.drift === 'all')) {
+    // Instances with valuesFrom are looked at on every poll: their Secrets change outside Git.
+    if (!this.clusterValues && this.idleAt(commit, options.drift === 'all')) {
       await this.writer.flushIfPending();
       return { commit, reports: refusalReports };
     }
@@ -193,6 +215,8 @@ export class Agent {
       for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
     }
     this.lastContent = content;
+    this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
+    if (this.clusterValues) await this.addClusterValues(desired);
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
@@ -295,6 +319,7 @@ export class Agent {
       if (status) this.statuses.set(id, status);
       const outcome: RunOutcome = { kind: 'refused', message };
       this.options.onOutcome?.(outcome);
+      this.announce(key, refusal.commit, `commit ${refusal.commit.slice(0, 12)} refused`, outcome);
       this.log('warn', `${id}: refused: ${message}`, { instance: id, commit: refusal.commit, code });
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
@@ -336,7 +361,39 @@ export class Agent {
       client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
+      ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
+      ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
     };
+  }
+
+  /** Tells the outcome listener; a listener that throws never disturbs the agent. */
+  private announce(instance: InstanceKey, commit: string | undefined, reason: string, outcome: RunOutcome): void {
+    try {
+      this.options.onInstanceOutcome?.({ instance, commit, reason, outcome, at: this.now().toISOString() });
+    } catch (err) {
+      this.log('warn', `outcome listener failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Adds the current versions of each instance's valuesFrom objects to its fingerprint, so that a
+   * changed Secret is a change of desired state. An object that cannot be read keeps the version last
+   * acted on (no change is invented from a failed request).
+   */
+  private async addClusterValues(desired: Map<string, DesiredInstance>): Promise<void> {
+    for (const [id, d] of desired) {
+      if (d.valuesFrom.length === 0) continue;
+      const client = this.options.clientFor?.(d.key) ?? this.options.client;
+      try {
+        const version = await clusterValuesVersion(client, d.key.namespace, d.valuesFrom);
+        const values = valuesDigest(d.valuesFileIds, version);
+        d.fingerprint = { ...d.fingerprint, ...(values ? { values } : {}) };
+      } catch (err) {
+        const previous = this.statuses.get(id)?.observed.values;
+        d.fingerprint = { ...d.fingerprint, ...(previous ? { values: previous } : {}) };
+        this.log('warn', `${id}: valuesFrom objects could not be read: ${errorMessage(err)}`, { instance: id });
+      }
+    }
   }
 
   /** Waits for running workers, pushes pending status. */
@@ -445,7 +502,7 @@ export class Agent {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
-    return this.work(key, reason, desired?.fingerprint, extra.due === undefined, async (signal) => {
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
       const due = extra.due;
@@ -485,7 +542,7 @@ export class Agent {
    * Runs `body` as the instance's one worker: after the instance's running work (which `supersede`
    * aborts first), within the concurrency limit; records the outcome and status it returns.
    */
-  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
+  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     const running = this.workers.get(id);
@@ -500,6 +557,7 @@ export class Agent {
         try {
           const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
+          this.announce(key, commit, reason, outcome);
           if (status) {
             this.statuses.set(id, status);
             this.nextRuns.set(id, status.schedules);

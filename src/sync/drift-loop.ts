@@ -41,7 +41,7 @@ export interface DriftPassInput {
   repositorySync: SyncSettingsDecl | undefined;
 }
 
-const contentIdOf = (d: DesiredInstance): string => `${d.fingerprint.instance}:${d.fingerprint.framework ?? ''}`;
+const contentIdOf = (d: DesiredInstance): string => `${d.fingerprint.instance}:${d.fingerprint.framework ?? ''}:${d.fingerprint.values ?? ''}`;
 
 export class DriftLoop {
   private forced = false;
@@ -172,8 +172,11 @@ export class DriftLoop {
       key: d.key,
       contentId: contentIdOf(d),
       settings,
+      // Repairs write with the instance's own client (a tenant's impersonated ServiceAccount).
+      ...(deps.clientFor ? { client: deps.clientFor(d.key) } : {}),
       load: async () => {
-        const source = await loadInstanceSource(tree, d.file, deps.renderer);
+        const values = deps.valuesFor?.(d.key);
+        const source = await loadInstanceSource(tree, d.file, deps.renderer, {}, values ? { values } : {});
         this.sensitive.set(id, source.sensitiveValues);
         return source;
       },

@@ -9,6 +9,7 @@ import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import type { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { isFinished } from '../plans/state.js';
 import { RenderProblemsError, maskSensitive, type Renderer } from '../render/index.js';
@@ -44,6 +45,10 @@ export interface InstanceRunDeps {
   onEngineEvent?: EventListener;
   /** Records Kubernetes Events for the run (optional; best effort). */
   kubeEvents?: KubeEventRecorder;
+  /** The client an instance's objects are applied with (a tenant's impersonated account); default `client`. */
+  clientFor?: (key: InstanceKey) => KubeClient;
+  /** Age keys and the cluster an instance's encrypted values and valuesFrom are read with. */
+  valuesFor?: (key: InstanceKey) => ValuesContext;
 }
 
 export interface InstanceRunInput {
@@ -120,7 +125,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   let result: ReconcileResult;
   try {
     result = await reconcile({
-      client: deps.client,
+      client: deps.clientFor?.(key) ?? deps.client,
       store: deps.checkpoints,
       hooks: deps.hooks,
       instance: key,
@@ -252,16 +257,18 @@ export function forgetRefusedInstance(deps: InstanceRunDeps, previous: InstanceS
 }
 
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {
+  const values = deps.valuesFor?.(input.key);
+  const options = values ? { values } : {};
   if (input.desired === undefined) {
     // Removed: the framework and values it was applied with are in the commit it was applied at.
     const at = input.previous?.sourceCommit;
     if (at === undefined) throw new Error(`${file} was removed and no earlier commit of it is known`);
-    return loadInstanceSource(await deps.store.at(at), file, deps.renderer, { removed: true });
+    return loadInstanceSource(await deps.store.at(at), file, deps.renderer, { removed: true }, options);
   }
   if (input.scheduled) {
-    return loadInstanceSource(input.tree, file, deps.renderer, { request: { ...input.scheduled } });
+    return loadInstanceSource(input.tree, file, deps.renderer, { request: { ...input.scheduled } }, options);
   }
   const requestText = input.desired.fingerprint.request ? await input.tree.readText(requestPath(input.key)) : undefined;
   const request = requestText !== undefined ? parseRequest(requestText, requestPath(input.key)) : undefined;
-  return loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {});
+  return loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {}, options);
 }

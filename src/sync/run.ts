@@ -18,6 +18,7 @@ import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
 import { DriftKeeper } from '../drift/index.js';
+import { teamSetup } from './team.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -43,7 +44,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     else io.log('warn', `baton.yaml is invalid, using defaults: ${loaded.problems.map((p) => p.message).join('; ')}`);
   }
   const settings = withRepositorySettings(base, decl, explicit);
-  const client = await createKubeClient({ ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) });
+  const clientOptions = { ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) };
+  const client = await createKubeClient(clientOptions);
+  const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
   const checkpoints = new ConfigMapCheckpointStore(client);
@@ -60,6 +63,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
     ...(settings.events ? { kubeEvents: new KubeEventRecorder(client, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...team.agentOptions,
   });
   const wake = new Wake();
   // A push event makes the agent poll at once and check every instance for drift (on demand).
@@ -112,6 +116,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     return code;
   } finally {
     await stopAgent();
+    await team.close();
     await server?.close();
     await renderer.close();
     client.close();

@@ -4,7 +4,10 @@
  * Comparing with the ids the agent last acted on (kept in each status file) finds what changed
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
+import { createHash } from 'node:crypto';
 import { listInstances, loadInstance, frameworkDir, type ScheduleDecl, type SyncSettingsDecl } from '../render/index.js';
+import type { ValuesFromDecl } from '../render/schemas.js';
+import { normalizeTreePath } from '../render/tree.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Fingerprint, InstanceKey } from './status-file.js';
 import { requestPath } from './request-file.js';
@@ -16,11 +19,15 @@ export interface DesiredInstance {
   /** From the instance file; undefined when the file does not parse (the render reports why). */
   framework?: { name: string; version: string };
   schedules: ScheduleDecl[];
+  /** Secrets and ConfigMaps its values come from: the agent adds their versions to the fingerprint. */
+  valuesFrom: ValuesFromDecl[];
+  /** Blob ids of its values files (`missing` for one that does not exist). */
+  valuesFileIds: string[];
   /** The instance file's `sync:` settings (drift interval, self-heal policy, retries). */
   sync?: SyncSettingsDecl;
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; sync?: SyncSettingsDecl }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -34,22 +41,38 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache): Promise<
     let parsed = cache.get(blob);
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
-      parsed = inst.ok ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}) } : { schedules: [] };
+      parsed = inst.ok
+        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}) }
+        : { schedules: [], valuesFiles: [], valuesFrom: [] };
       cache.set(blob, parsed);
     }
     const framework = parsed.framework;
     const fwTree = framework ? await tree.id(frameworkDir(framework.name, framework.version)) : undefined;
     const request = await tree.id(requestPath(key));
-    const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}) });
+    const valuesFileIds = await Promise.all(parsed.valuesFiles.map(async (f) => {
+      try {
+        return (await tree.id(normalizeTreePath(f))) ?? 'missing';
+      } catch {
+        return 'missing';
+      }
+    }));
+    const values = valuesDigest(valuesFileIds, undefined);
+    const fingerprint: Fingerprint = { instance: blob, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}) });
   }
   return out;
 }
 
 export const keyString = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
 
+/** The `values` part of a fingerprint: values files' blob ids and the valuesFrom objects' versions; undefined when there are none. */
+export function valuesDigest(fileIds: readonly string[], clusterVersion: string | undefined): string | undefined {
+  if (fileIds.length === 0 && clusterVersion === undefined) return undefined;
+  return createHash('sha256').update(`${fileIds.join(',')}|${clusterVersion ?? ''}`).digest('hex').slice(0, 40);
+}
+
 export function sameFingerprint(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
-  return a !== undefined && b !== undefined && a.instance === b.instance && a.framework === b.framework && a.request === b.request;
+  return a !== undefined && b !== undefined && a.instance === b.instance && a.framework === b.framework && a.request === b.request && a.values === b.values;
 }
 
 /** Why an instance needs attention, for logs and the status message. */
@@ -59,5 +82,6 @@ export function changeReason(previous: Fingerprint | undefined, next: Fingerprin
   if (previous.instance !== next.instance) parts.push('instance file changed');
   if (previous.framework !== next.framework) parts.push(previous.instance === next.instance ? 'framework files changed (affects every instance on this version)' : 'framework changed');
   if (previous.request !== next.request && next.request !== undefined) parts.push('plan requested');
+  if (previous.values !== next.values && previous.instance === next.instance) parts.push('values files or valuesFrom objects changed');
   return parts.join(', ') || 'unchanged';
 }

@@ -30,6 +30,8 @@ export interface AgentFlags {
   signingKey?: string;
   /** false from --no-events. */
   events?: boolean;
+  ageKeyFile?: string;
+  ageKeySecret?: string;
 }
 
 export interface AgentSettings {
@@ -57,6 +59,10 @@ export interface AgentSettings {
   signingKey?: string;
   /** Record Kubernetes Events for plans (see plans/kube-events.ts). */
   events: boolean;
+  /** Age keys for SOPS-encrypted values: a key file ($SOPS_AGE_KEY_FILE and $SOPS_AGE_KEY are read as well). */
+  ageKeyFile?: string;
+  /** `namespace/name` of a Secret holding age keys. */
+  ageKeySecret?: string;
 }
 
 export class SettingsError extends BatonError {
@@ -105,8 +111,20 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
     ...(signingKey ? { signingKey: signingKey.value } : {}),
+    ...ageKeySettings(flags, pick),
   };
   return settings;
+}
+
+type PickSetting = (flag: string | undefined, envKey: string) => { value: string; source: string } | undefined;
+
+/** Where SOPS age keys come from: a key file (--age-key-file, $SOPS_AGE_KEY_FILE) and a Secret (--age-key-secret, $BATON_AGE_KEY_SECRET). */
+function ageKeySettings(flags: AgentFlags, pick: PickSetting): Pick<AgentSettings, 'ageKeyFile' | 'ageKeySecret'> {
+  const file = pick(flags.ageKeyFile, 'SOPS_AGE_KEY_FILE');
+  if (file && !existsSync(file.value)) throw new SettingsError(file.source, '--age-key-file', 'an age key file', file.value);
+  const secret = pick(flags.ageKeySecret, 'BATON_AGE_KEY_SECRET');
+  if (secret && !/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(secret.value)) throw new SettingsError(secret.source, '--age-key-secret', 'NAMESPACE/NAME of a Secret', secret.value);
+  return { ...(file ? { ageKeyFile: file.value } : {}), ...(secret ? { ageKeySecret: secret.value } : {}) };
 }
 
 /** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */

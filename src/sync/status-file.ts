@@ -26,6 +26,8 @@ export interface Fingerprint {
   instance: string;
   framework?: string;
   request?: string;
+  /** Digest of the instance's values files' blob ids and its valuesFrom objects' uid/resourceVersion (never their content). */
+  values?: string;
 }
 
 export interface ScheduleStatus {

@@ -25,6 +25,8 @@ export function registerAgent(program: Command, io: CliIO): void {
     .option('--verify-signatures <allowed-signers-file>', 'apply only commits signed by a key in this SSH allowed-signers file ($BATON_VERIFY_SIGNATURES)')
     .option('--signing-key <ssh-private-key>', 'sign status commits with this SSH key, no passphrase ($BATON_SIGNING_KEY)')
     .option('--no-events', 'do not record Kubernetes Events for plans ($BATON_EVENTS=false)')
+    .option('--age-key-file <file>', 'age keys for SOPS-encrypted values ($SOPS_AGE_KEY_FILE; $SOPS_AGE_KEY is read too)')
+    .option('--age-key-secret <namespace/name>', 'a Secret whose *.agekey entries hold age keys ($BATON_AGE_KEY_SECRET)')
     .action(async (flags: AgentFlags) => {
       const settings = resolveSettings(flags, process.env, io.cwd);
       const log: AgentLog = (level, message, fields = {}) => {

@@ -18,6 +18,7 @@ import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js'
 import type { ReconcileResult } from '../../plans/reconcile.js';
 import { DirectoryTree, maskSensitive, RenderProblemsError, Renderer } from '../../render/index.js';
 import type { CliIO } from '../io.js';
+import { loadLocalAgeKeys } from '../../secrets/index.js';
 
 export interface ClusterFlags {
   kubeconfig?: string;
@@ -91,8 +92,10 @@ export async function withInstance(
   const renderer = new Renderer();
   let client: (KubeClient & { close(): void }) | undefined;
   try {
-    const source = await loadInstanceSource(new DirectoryTree(root), relative(root, path).split(sep).join('/'), renderer, extras);
     client = await createKubeClient({ ...(flags.kubeconfig !== undefined ? { kubeconfigPath: resolve(io.cwd, flags.kubeconfig) } : {}), ...(flags.context !== undefined ? { context: flags.context } : {}) });
+    // Encrypted values with the user's age keys ($SOPS_AGE_KEY_FILE, $SOPS_AGE_KEY, sops' default file); valuesFrom from the cluster.
+    const keys = await loadLocalAgeKeys({ defaultFile: true }, process.env);
+    const source = await loadInstanceSource(new DirectoryTree(root), relative(root, path).split(sep).join('/'), renderer, extras, { values: { keys, cluster: client } });
     return await fn(source, client);
   } catch (err) {
     if (err instanceof RenderProblemsError) {

@@ -16,6 +16,7 @@ import { registerAgent } from './agent.js';
 import { registerPreview } from './preview.js';
 import { registerTest } from './test.js';
 import { registerDemo } from './demo.js';
+import { registerRbac } from './rbac.js';
 import { registerNew } from './new.js';
 import { registerImport } from './import.js';
 
@@ -34,6 +35,7 @@ export const commands: RegisterCommand[] = [
   registerAgent,
   registerCluster,
   registerTest,
+  registerRbac,
   registerDemo,
   registerImport,
 ];

@@ -9,12 +9,14 @@ import { DirectoryTree, Renderer, formatProblems, renderInstancePlan, readText, 
 import { findRepoRoot, treePath } from '../../render/paths.js';
 import { planToJson, planToYaml } from '../../render/print.js';
 import type { CliIO } from '../io.js';
+import { AGE_KEY_FILE_HELP, cliAgeKeys } from '../age-keys.js';
 
 interface RenderFlags {
   plan: string;
   arg: string[];
   output: 'yaml' | 'json';
   repo?: string;
+  ageKeyFile?: string;
 }
 
 export function collectArg(value: string, previous: string[]): string[] {
@@ -36,6 +38,7 @@ export function registerRender(program: Command, io: CliIO): void {
     .option('--arg <key=value>', 'one-shot plan argument, reaching templates as plan.args (repeatable)', collectArg, [])
     .option('-o, --output <format>', 'yaml (a stream with phase/step comments) or json (the plan value)', parseFormat, 'yaml')
     .option('--repo <dir>', 'repository root (default: the repository that contains the file)')
+    .option('--age-key-file <file>', AGE_KEY_FILE_HELP)
     .action(async (file: string, flags: RenderFlags) => {
       io.exitCode = await runRender(io, file, flags);
     });
@@ -56,7 +59,10 @@ async function runRender(io: CliIO, file: string, flags: RenderFlags): Promise<n
   const renderer = new Renderer();
   try {
     const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
-    const result = await renderInstancePlan(tree, treePath(root, path), { plan: flags.plan, args, renderer });
+    const keys = await cliAgeKeys(io, flags.ageKeyFile);
+    if (keys === undefined) return 2;
+    // Like validate: values it cannot read (no key, valuesFrom) are rendered as placeholders, with a warning.
+    const result = await renderInstancePlan(tree, treePath(root, path), { plan: flags.plan, args, renderer, values: { keys, lenient: true } });
     if (result.problems.length > 0) io.stderr(await formatWithSources(tree, result.problems));
     if (!result.ok) return 1;
     io.stdout(flags.output === 'json' ? planToJson(result.plan, result.sensitiveValues) : planToYaml(result.plan, result.sensitiveValues));

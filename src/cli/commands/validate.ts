@@ -9,10 +9,12 @@ import { DirectoryTree, Renderer, validateRepository } from '../../render/index.
 import { findRepoRoot, scopeOf } from '../../render/paths.js';
 import type { CliIO } from '../io.js';
 import { formatWithSources } from './render.js';
+import { AGE_KEY_FILE_HELP, cliAgeKeys } from '../age-keys.js';
 
 interface ValidateFlags {
   output: 'text' | 'json';
   repo?: string;
+  ageKeyFile?: string;
 }
 
 function parseFormat(value: string): 'text' | 'json' {
@@ -27,6 +29,7 @@ export function registerValidate(program: Command, io: CliIO): void {
     .argument('[path]', 'repository folder, frameworks/<name> (every version), frameworks/<name>/<version> folder or instance file', '.')
     .option('-o, --output <format>', 'text (shows the offending lines) or json (for CI)', parseFormat, 'text')
     .option('--repo <dir>', 'repository root (default: found from PATH)')
+    .option('--age-key-file <file>', AGE_KEY_FILE_HELP)
     .action(async (path: string, flags: ValidateFlags) => {
       io.exitCode = await runValidate(io, path, flags);
     });
@@ -48,10 +51,12 @@ async function runValidate(io: CliIO, path: string, flags: ValidateFlags): Promi
     io.stderr(`error: ${scope}\n`);
     return 2;
   }
+  const keys = await cliAgeKeys(io, flags.ageKeyFile);
+  if (keys === undefined) return 2;
   const tree = new DirectoryTree(root);
   const renderer = new Renderer();
   try {
-    const report = await validateRepository(tree, renderer, scope);
+    const report = await validateRepository(tree, renderer, scope, { values: { keys, lenient: true } });
     if (flags.output === 'json') {
       io.stdout(`${JSON.stringify({ ok: report.ok, root, frameworks: report.frameworks, instances: report.instances, problems: report.problems }, null, 2)}\n`);
     } else {
