@@ -207,14 +207,7 @@ export class Agent {
     this.lastScanned = commit;
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache);
-    const content = await contentKeyOf(tree);
-    if (this.repositorySync?.commit !== commit) this.repositorySync = { commit, sync: await repositorySyncAt(tree) };
-    // A new commit retries every failed desired state once (at its turn: a change or a request of the
-    // instance runs first, the retry on a later pass).
-    if (this.lastContent !== undefined && content !== this.lastContent) {
-      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
-    }
-    this.lastContent = content;
+    await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
     const jobs: Promise<InstanceReport>[] = [];
@@ -254,6 +247,20 @@ export class Agent {
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
     return { commit, reports: [...refusalReports, ...reports, ...repairs] };
+  }
+
+  /**
+   * baton.yaml's `sync:` at this commit, and whether the desired-state content changed: a new commit
+   * retries every failed desired state once (at its turn: a change or a request of the instance runs
+   * first, the retry on a later pass).
+   */
+  private async noteContent(commit: string, tree: CommitTree): Promise<void> {
+    const content = await contentKeyOf(tree);
+    if (this.repositorySync?.commit !== commit) this.repositorySync = { commit, sync: await repositorySyncAt(tree) };
+    if (this.lastContent !== undefined && content !== this.lastContent) {
+      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
+    }
+    this.lastContent = content;
   }
 
   private idleAt(commit: string, allDrift: boolean): boolean {
