@@ -5,7 +5,7 @@
  * rounds, medians); then the latency from an object becoming ready to the next
  * step starting (a framework readiness rule on a ConfigMap field that the bench flips).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { defaultHooks } from '../src/plans/defaults.js';
 import { reconcile } from '../src/plans/reconcile.js';
 import type { RenderedPlan, RenderedStep } from '../src/render/types.js';
 import { numberArg } from './_args.js';
+import { clusterProcess, median } from './_cluster.js';
 
 const run$ = promisify(execFile);
 
@@ -56,10 +57,6 @@ async function runPlan(client: KubeClient, namespace: string, steps: RenderedSte
   if (result.kind !== 'ran' || result.execution.outcome !== 'complete') throw new Error(`bench plan did not complete: ${JSON.stringify(result).slice(0, 500)}`);
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-}
 
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 500);
@@ -143,21 +140,3 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
  * The simulated API server in its own process, as a real one would be: Baton and kubectl are both
  * clients of it, and neither shares its event loop.
  */
-async function clusterProcess(kubeconfigOut: string): Promise<ChildProcess> {
-  const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
-  const code = [
-    `const { startCluster } = await import(${JSON.stringify(entry)});`,
-    `const c = await startCluster({ controllers: false, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
-    `process.stdout.write('ready\\n');`,
-    `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
-    `process.stdin.resume();`,
-  ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('ready')) resolve();
-    });
-    child.once('exit', (c) => reject(new Error(`simulated cluster exited with ${c}`)));
-  });
-  return child;
-}

@@ -5,11 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateJsonSchemas } from '../src/render/json-schema.js';
+import { generateJsonSchemas, SCHEMA_BASE_URL } from '../src/render/json-schema.js';
+import { statusJsonSchema } from '../src/sync/status-schema.js';
 
 const dir = fileURLToPath(new URL('../schemas/', import.meta.url));
 mkdirSync(dir, { recursive: true });
-for (const [name, text] of Object.entries(generateJsonSchemas())) {
+// The status file is written by the agent, not by people: its schema lives with it (src/sync/).
+for (const [name, text] of Object.entries({ ...generateJsonSchemas(), 'status.json': statusJsonSchema(SCHEMA_BASE_URL) })) {
   writeFileSync(join(dir, name), text);
   console.log(`wrote schemas/${name}`);
 }

@@ -10,8 +10,9 @@ import { KubeApiError } from '../kube/errors.js';
 import { isRecord, refKey, refLabel, refOf, type KubeObject, type ObjectRef } from '../kube/object.js';
 import type { BatchAction, ReadinessRule } from '../render/types.js';
 import type { Clock } from './clock.js';
-import { FieldConflictError, GateFailedError } from './errors.js';
+import { conflictsOf, FieldConflictError, GateFailedError } from './errors.js';
 import { classifyWith, type EngineHooks } from './hooks.js';
+import { applyPolicyOf, withoutFields, type FieldConflict } from './ownership.js';
 import { forEachLimited } from './pool.js';
 import { observedKey, waitFor, type Observed, type WaitVerdict } from './watch-wait.js';
 
@@ -40,6 +41,8 @@ export interface BatchOutcome {
   deleted: ObjectRef[];
   /** The applied objects as the server answered, with their uids (what Kubernetes Events point at). */
   live: AppliedObject[];
+  /** Fields of `baton.dev/conflicts: Report` objects left to other managers (drift detection reports them). */
+  leftToOthers: { object: string; conflicts: FieldConflict[] }[];
 }
 
 export type AppliedObject = ObjectRef & { uid?: string };
@@ -53,10 +56,12 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   const deletes = actions.filter((a) => a.action === 'delete').map((a) => refOf(a.object));
   const applies = actions.filter((a): a is Extract<BatchAction, { action: 'apply' }> => a.action === 'apply');
   const live: KubeObject[] = [];
+  const leftToOthers: BatchOutcome['leftToOthers'] = [];
   const outcome = (applied: readonly typeof applies[number][]): BatchOutcome => ({
     applied: applied.map((a) => refOf(a.object)),
     deleted: deletes,
     live: live.map((o) => ({ ...refOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) })),
+    leftToOthers,
   });
 
   await forEachLimited(deletes, ctx.concurrency, async (ref) => {
@@ -68,7 +73,9 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   const rest = applies.filter((a) => !FIRST_KINDS.has(a.object.kind));
   const applyAll = (list: typeof applies): Promise<void> =>
     forEachLimited(list, ctx.concurrency, async (a) => {
-      live.push(await applyOne(ctx.client, a.object, a.force));
+      const result = await applyOwned(ctx.client, a);
+      live.push(result.object);
+      if (result.leftToOthers.length > 0) leftToOthers.push({ object: refLabel(refOf(a.object)), conflicts: result.leftToOthers });
     });
   await applyAll(first);
   const crds = first.filter((a) => a.object.kind === 'CustomResourceDefinition').map((a) => a.object);
@@ -101,15 +108,40 @@ async function superseded(wait: (signal: AbortSignal) => Promise<void>, ctx: Bat
   }
 }
 
-async function applyOne(client: KubeClient, obj: KubeObject, force: boolean): Promise<KubeObject> {
+/**
+ * One apply under the object's ownership policy (plans/ownership.ts): force by default (Git wins for
+ * the fields the framework renders), create-only for `IfNotPresent`, and for `Report` a non-forced
+ * apply that leaves the conflicting fields to their managers and applies the rest.
+ */
+export async function applyOwned(client: KubeClient, action: ApplyAction): Promise<{ object: KubeObject; leftToOthers: FieldConflict[] }> {
+  const obj = action.object;
+  const policy = applyPolicyOf(obj, action.force ? true : action.noForce === true ? false : undefined);
+  if (policy.create === 'if-absent') {
+    const existing = await client.get(refOf(obj));
+    if (existing !== undefined) return { object: existing, leftToOthers: [] };
+  }
+  if (policy.conflicts === 'force') return { object: await client.apply(obj, { fieldManager: FIELD_MANAGER, force: true }), leftToOthers: [] };
   try {
-    return await client.apply(obj, { fieldManager: FIELD_MANAGER, force });
+    return { object: await client.apply(obj, { fieldManager: FIELD_MANAGER, force: false }), leftToOthers: [] };
   } catch (err) {
     // On apply, 409 means a field owned by another manager, never a stale write: not retryable.
-    if (err instanceof KubeApiError && err.status === 409) throw FieldConflictError.from(refOf(obj), err);
-    throw err;
+    if (!(err instanceof KubeApiError && err.status === 409)) throw err;
+    if (policy.conflicts === 'fail') throw FieldConflictError.from(refOf(obj), err);
+    const conflicts = conflictsOf(err);
+    const rest = withoutFields(obj, conflicts.map((c) => c.field));
+    if (rest === undefined || conflicts.length === 0) {
+      throw FieldConflictError.from(refOf(obj), err, 'the object is annotated baton.dev/conflicts: Report, but the conflicting fields could not be left out of the apply');
+    }
+    try {
+      return { object: await client.apply(rest, { fieldManager: FIELD_MANAGER, force: false }), leftToOthers: conflicts };
+    } catch (again) {
+      if (again instanceof KubeApiError && again.status === 409) throw FieldConflictError.from(refOf(obj), again, 'another manager took more fields while Baton applied the rest');
+      throw again;
+    }
   }
 }
+
+type ApplyAction = Extract<BatchAction, { action: 'apply' }>;
 
 async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[], ctx: BatchContext): Promise<void> {
   const refs = dedupe(objects.map(refOf));

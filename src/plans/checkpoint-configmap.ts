@@ -18,30 +18,46 @@ import {
 export const CHECKPOINT_KEY = 'checkpoint.json';
 
 export function checkpointRef(instance: InstanceKey): ObjectRef {
-  return { apiVersion: 'v1', kind: 'ConfigMap', namespace: instance.namespace, name: `baton-checkpoint-${instance.name}` };
+  return { apiVersion: 'v1', kind: 'ConfigMap', namespace: instance.namespace, name: `${CHECKPOINT_PREFIX}${instance.name}` };
+}
+
+/** The label every checkpoint ConfigMap carries, so one list finds them all (drift sweeps). */
+export const CHECKPOINT_LABEL = 'baton.dev/checkpoint';
+const CHECKPOINT_PREFIX = 'baton-checkpoint-';
+
+/** The instance a checkpoint ConfigMap belongs to, from its name; undefined for any other object. */
+export function instanceOfCheckpoint(cm: KubeObject): InstanceKey | undefined {
+  const name = cm.metadata.name ?? '';
+  const namespace = cm.metadata.namespace;
+  if (!name.startsWith(CHECKPOINT_PREFIX) || namespace === undefined) return undefined;
+  return { namespace, name: name.slice(CHECKPOINT_PREFIX.length) };
+}
+
+/** Reads a checkpoint ConfigMap (from a get or a list); a broken one is CHECKPOINT_CORRUPT naming it. */
+export function parseCheckpointConfigMap(cm: KubeObject, instance: InstanceKey): StoredCheckpoint {
+  const ref = checkpointRef(instance);
+  const where = `ConfigMap ${ref.namespace}/${ref.name}`;
+  const data = cm['data'];
+  const text = isRecord(data) ? data[CHECKPOINT_KEY] : undefined;
+  if (typeof text !== 'string') throw new CheckpointCorruptError(instance, where, `no ${CHECKPOINT_KEY} key`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CheckpointCorruptError(instance, where, `invalid JSON (${(err as Error).message})`);
+  }
+  if (!isRecord(parsed) || parsed['format'] !== CHECKPOINT_FORMAT || !Array.isArray(parsed['inventory'])) {
+    throw new CheckpointCorruptError(instance, where, `expected format ${CHECKPOINT_FORMAT} with an inventory`);
+  }
+  return { checkpoint: parsed as unknown as Checkpoint, version: cm.metadata.resourceVersion ?? '' };
 }
 
 export class ConfigMapCheckpointStore implements CheckpointStore {
   constructor(private readonly client: KubeClient) {}
 
   async load(instance: InstanceKey): Promise<StoredCheckpoint | undefined> {
-    const ref = checkpointRef(instance);
-    const cm = await this.client.get(ref);
-    if (cm === undefined) return undefined;
-    const where = `ConfigMap ${ref.namespace}/${ref.name}`;
-    const data = cm['data'];
-    const text = isRecord(data) ? data[CHECKPOINT_KEY] : undefined;
-    if (typeof text !== 'string') throw new CheckpointCorruptError(instance, where, `no ${CHECKPOINT_KEY} key`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new CheckpointCorruptError(instance, where, `invalid JSON (${(err as Error).message})`);
-    }
-    if (!isRecord(parsed) || parsed['format'] !== CHECKPOINT_FORMAT || !Array.isArray(parsed['inventory'])) {
-      throw new CheckpointCorruptError(instance, where, `expected format ${CHECKPOINT_FORMAT} with an inventory`);
-    }
-    return { checkpoint: parsed as unknown as Checkpoint, version: cm.metadata.resourceVersion ?? '' };
+    const cm = await this.client.get(checkpointRef(instance));
+    return cm === undefined ? undefined : parseCheckpointConfigMap(cm, instance);
   }
 
   async save(checkpoint: Checkpoint, version: string | undefined): Promise<string> {
@@ -55,7 +71,7 @@ export class ConfigMapCheckpointStore implements CheckpointStore {
         labels: {
           'app.kubernetes.io/managed-by': 'baton',
           'app.kubernetes.io/instance': checkpoint.instance.name,
-          'baton.dev/checkpoint': 'true',
+          [CHECKPOINT_LABEL]: 'true',
         },
         ...(version !== undefined ? { resourceVersion: version } : {}),
       },

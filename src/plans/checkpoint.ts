@@ -21,6 +21,44 @@ export interface AppliedState {
   values: StoredValues;
 }
 
+/** The last desired state a change-driven plan completed: what the cluster was fully brought to. */
+export interface AppliedRecord extends AppliedState {
+  /** When the plan that applied it completed. */
+  at?: string;
+  plan?: string;
+  runId?: string;
+  /** The commit the desired state was read at (the agent sets it; `baton apply` has none). */
+  sourceCommit?: string;
+}
+
+/**
+ * The desired state the latest change-driven plan was started for. Selection compares the desired
+ * state with this (so a killed run resumes instead of being selected again); it equals `applied`
+ * once that plan completes. `failure` is set while its plan has failed: the engine retries it with
+ * backoff (docs/engine.md, "Failed desired state").
+ */
+export interface TargetRecord extends AppliedState {
+  plan: string;
+  runId: string;
+  since: string;
+  sourceCommit?: string;
+  failure?: TargetFailure;
+}
+
+export interface TargetFailure {
+  /** Failed runs for this desired state so far. */
+  attempts: number;
+  at: string;
+  runId: string;
+  code: string;
+  message: string;
+  phase?: string;
+  step?: string;
+  object?: string;
+  /** Not retried before this time (exponential backoff), except on a new commit or `baton apply`. */
+  nextRetryAt: string;
+}
+
 export interface Refusal {
   code: string;
   message: string;
@@ -33,10 +71,14 @@ export interface Checkpoint {
   instance: { name: string; namespace: string };
   framework: string;
   /**
-   * The desired state the latest change-driven plan was started for (an explicit plan request that is
-   * not the plan the change calls for leaves it as it was); absent until the first such plan starts.
+   * The desired state the latest change-driven plan COMPLETED for (fully applied). A plan that does
+   * not apply the desired state (backup, restore, custom plans, a repair, an explicit request that is
+   * not the plan the change calls for) never sets it. Checkpoints written before `target` existed
+   * recorded here what a plan was started for; `target` falls back to it.
    */
-  applied?: AppliedState;
+  applied?: AppliedRecord;
+  /** The desired state the latest change-driven plan was started for, and its failure (see TargetRecord). */
+  target?: TargetRecord;
   /** The running plan, or the last one when none runs. */
   active?: PlanRun;
   /** Earlier finished runs, newest first, bounded by HISTORY_LIMIT. */
@@ -46,6 +88,31 @@ export interface Checkpoint {
   handledRequests: string[];
   /** The last refused change, cleared when a plan starts. */
   refusal?: Refusal;
+  /** Drift repairs (src/drift/): the last repair run, and objects another field manager keeps changing back. */
+  repair?: RepairRecord;
+}
+
+export interface RepairRecord {
+  /** The last repair, a run of the pseudo-plan `repair` (never the active run: it does not apply the desired state). */
+  last?: PlanRun;
+  /** What the last repair re-applied and why: `Service shop/web missing`, `Deployment shop/web .spec.replicas`. */
+  objects?: string[];
+  fights: FightRecord[];
+}
+
+/**
+ * An object repaired again and again: another controller changes it back. After `repairs` passes a
+ * threshold within a window, repairs back off until `backoffUntil` and the fight is reported.
+ */
+export interface FightRecord {
+  object: string;
+  fields: string[];
+  /** Field managers that owned the drifted fields when they were found (empty when unknown). */
+  managers: string[];
+  repairs: number;
+  firstRepairAt: string;
+  lastRepairAt: string;
+  backoffUntil?: string;
 }
 
 export interface InstanceKey {
@@ -82,9 +149,17 @@ export function emptyCheckpoint(instance: InstanceKey, framework: string): Check
   return { format: CHECKPOINT_FORMAT, instance: { ...instance }, framework, history: [], inventory: [], handledRequests: [] };
 }
 
+/** What selection compares the desired state with: the state the last change-driven plan was started for. */
 export function previousStateOf(cp: Checkpoint | undefined): PreviousState | undefined {
-  if (cp?.applied === undefined) return undefined;
-  return { ...cp.applied, handledRequests: cp.handledRequests };
+  const base = cp?.target ?? cp?.applied;
+  if (cp === undefined || base === undefined) return undefined;
+  return { frameworkVersion: base.frameworkVersion, frameworkHash: base.frameworkHash, values: base.values, handledRequests: cp.handledRequests };
+}
+
+/** True when the desired state the last change-driven plan started for is fully applied. */
+export function targetApplied(cp: Checkpoint | undefined): boolean {
+  if (cp?.target === undefined) return cp?.applied !== undefined;
+  return cp.target.failure === undefined && cp.applied?.runId === cp.target.runId;
 }
 
 /** Moves a finished active run into the bounded history. */

@@ -18,6 +18,7 @@ import type { EventListener } from './events.js';
 import { classifyWith, type EngineHooks } from './hooks.js';
 import { Inventory } from './inventory.js';
 import { phaseState, stepState, withPhaseState, withPlanState, withStepState } from './run-record.js';
+import type { Checkpoint } from './checkpoint.js';
 import type { CheckpointSession } from './session.js';
 import { complete, errored, fatal, inProgress, startedAtOf, type FailureInfo, type PlanRun } from './state.js';
 
@@ -33,7 +34,14 @@ export interface ExecutorOptions {
   imagePullGraceSeconds: number;
   /** Hides sensitive values in failure messages (API errors may quote them). */
   mask?: (text: string) => string;
+  /**
+   * Folded into the checkpoint write that ends the plan (COMPLETE or FATAL_ERROR), so whoever sees the
+   * plan end also sees what it means for the desired state (reconcile records `applied` or the failure).
+   */
+  settle?: (cp: Checkpoint, end: PlanEnd) => Checkpoint;
 }
+
+export type PlanEnd = { outcome: 'complete' } | { outcome: 'failed'; error: FailureInfo };
 
 export type Execution =
   | { outcome: 'complete'; run: PlanRun }
@@ -72,6 +80,14 @@ class Execution_ {
     }));
   }
 
+  /** The plan's final state, with `settle` folded into the same checkpoint write. */
+  private end(change: (run: PlanRun) => PlanRun, end: PlanEnd): Promise<void> {
+    return this.o.session.update((cp) => {
+      const next = { ...cp, active: change(cp.active ?? this.active()) };
+      return this.o.settle ? this.o.settle(next, end) : next;
+    });
+  }
+
   private now(): string {
     return isoAt(this.o.clock);
   }
@@ -82,7 +98,7 @@ class Execution_ {
     const results = this.plan.strategy === 'parallel' ? await Promise.all(this.plan.phases.map((p) => this.runPhase(p))) : await this.serial(this.plan.phases, (p) => this.runPhase(p));
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
     if (failure !== undefined) {
-      await this.mutate((r) => withPlanState(r, fatal(r.state, this.now(), failure.error)));
+      await this.end((r) => withPlanState(r, fatal(r.state, this.now(), failure.error)), { outcome: 'failed', error: failure.error });
       const run = this.active();
       this.o.emit({ type: 'plan-failed', ...this.base, run, error: failure.error });
       return { outcome: 'failed', run, error: failure.error };
@@ -93,7 +109,7 @@ class Execution_ {
       this.o.emit({ type: 'plan-superseded', ...this.base, run });
       return { outcome: 'superseded', run };
     }
-    await this.mutate((r) => withPlanState(r, complete(r.state, this.now(), 'plan complete')));
+    await this.end((r) => withPlanState(r, complete(r.state, this.now(), 'plan complete')), { outcome: 'complete' });
     const run = this.active();
     this.o.emit({ type: 'plan-complete', ...this.base, run });
     return { outcome: 'complete', run };
@@ -177,7 +193,7 @@ class Execution_ {
         if (batch.kind === 'superseded') return { kind: 'superseded' };
         const { outcome } = batch;
         await this.mutate(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted`)),
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}`)),
           (inv) => inv.without(outcome.deleted),
         );
         this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
@@ -208,6 +224,12 @@ class Execution_ {
   private isSuperseded(): boolean {
     return this.o.signal?.aborted === true;
   }
+}
+
+/** `; fields left to other managers: Deployment shop/web .spec.replicas ("kubectl")` (baton.dev/conflicts: Report). */
+function leftText(left: readonly { object: string; conflicts: readonly { field: string; manager: string }[] }[]): string {
+  if (left.length === 0) return '';
+  return `; fields left to other managers: ${left.map((l) => `${l.object} ${l.conflicts.map((c) => `${c.field} ("${c.manager}")`).join(', ')}`).join('; ')}`;
 }
 
 function failureInfo(err: unknown, reason: string, message: string): FailureInfo {

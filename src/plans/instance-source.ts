@@ -25,7 +25,7 @@ import { ConfigMapCheckpointStore } from './checkpoint-configmap.js';
 import { defaultHooks } from './defaults.js';
 import { desiredStateOf, type DesiredExtras } from './desired.js';
 import type { EventListener } from './events.js';
-import { reconcile, type ReconcileResult } from './reconcile.js';
+import { reconcile, type ReconcileOptions, type ReconcileResult } from './reconcile.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations } from '../tenancy/rules.js';
@@ -100,7 +100,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
  * One reconcile of a loaded instance with the standard wiring (cluster checkpoint ConfigMap, the real
  * gates and failure classes), as `baton apply` and `baton test` run it.
  */
-export function reconcileSource(client: KubeClient, source: InstanceSource, onEvent?: EventListener): Promise<ReconcileResult> {
+export function reconcileSource(client: KubeClient, source: InstanceSource, onEvent?: EventListener, extra: Pick<ReconcileOptions, 'retryNow'> = {}): Promise<ReconcileResult> {
   return reconcile({
     client,
     store: new ConfigMapCheckpointStore(client),
@@ -112,5 +112,6 @@ export function reconcileSource(client: KubeClient, source: InstanceSource, onEv
     renderedObjects: source.renderedObjects,
     ...(onEvent ? { onEvent } : {}),
     sensitiveValues: source.sensitiveValues,
+    ...extra,
   });
 }

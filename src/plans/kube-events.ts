@@ -81,6 +81,14 @@ export class KubeEventRecorder {
   }
 
   /**
+   * An event about the instance itself (on its checkpoint ConfigMap) that is not a plan's: drift found
+   * or resolved, health changed, repairs held back by a fight (docs/drift.md).
+   */
+  recordInstance(instance: { namespace: string; name: string }, type: 'Normal' | 'Warning', reason: string, message: string, sensitive: readonly string[] = []): void {
+    this.enqueue({ regarding: checkpointRef(instance), type, reason, action: reason, message: maskText(message, sensitive) });
+  }
+
+  /**
    * Resolves when every queued event has been posted (or dropped), or after `timeoutMs` (default 5 s):
    * then the events still queued are dropped, so an unreachable API server cannot hold up a shutdown.
    */

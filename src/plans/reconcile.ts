@@ -5,19 +5,21 @@
 import type { KubeClient } from '../kube/client.js';
 import { refOf, type ObjectRef } from '../kube/object.js';
 import type { RenderedPlan } from '../render/types.js';
-import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type CheckpointStore, type InstanceKey, type Refusal } from './checkpoint.js';
+import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type TargetRecord } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
-import { decide } from './concurrency.js';
+import { decide, type Decision } from './concurrency.js';
 import { maskingListener, safeEmitter, type EventListener } from './events.js';
 import { maskerFor } from '../render/mask.js';
-import { executePlan, type Execution, type ExecutorOptions } from './executor.js';
+import { executePlan, type Execution, type ExecutorOptions, type PlanEnd } from './executor.js';
 import type { EngineHooks } from './hooks.js';
 import { ensureNamespace } from './namespace.js';
 import { prune, removeAll, type PruneReport } from './prune.js';
 import { alignRun, newRun } from './run-record.js';
 import { desiredStoredValues, selectPlan, type DesiredState } from './selection.js';
 import { CheckpointSession } from './session.js';
-import { inProgress } from './state.js';
+import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.js';
+import { inProgress, type PlanRun } from './state.js';
+import { changedKeys } from './values.js';
 
 export interface ReconcileOptions {
   client: KubeClient;
@@ -48,12 +50,19 @@ export interface ReconcileOptions {
   /** Applies in flight per batch (default 32). */
   concurrency?: number;
   imagePullGraceSeconds?: number;
+  /** Backoff between retries of a failed desired state (default 1m doubling to 1h). */
+  retry?: RetryPolicy;
+  /** Retry a failed desired state now, whatever its backoff says (a new commit, `baton apply`). */
+  retryNow?: boolean;
+  /** The commit the desired state was read at, recorded with the target and applied state. */
+  sourceCommit?: string;
 }
 
 export type ReconcileResult =
   | { kind: 'ran'; execution: Execution; resumed: boolean; warnings: string[]; pruned?: PruneReport; refusal?: Refusal }
   | { kind: 'refused'; refusal: Refusal }
-  | { kind: 'nothing'; reason: string }
+  /** `retryAt`: a failed desired state waits for its backoff until then. */
+  | { kind: 'nothing'; reason: string; retryAt?: string }
   | { kind: 'removed'; cleanup?: Execution; report: PruneReport };
 
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
@@ -62,7 +71,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const emit = safeEmitter(maskingListener(options.onEvent, mask));
   const stored = await options.store.load(options.instance);
   const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask);
-  const decision = decide(session.checkpoint.active, selectPlan(previousStateOf(stored?.checkpoint), options.desired));
+  const { decision, retry } = choose(stored?.checkpoint, options, clock.now());
+  const policy = options.retry ?? DEFAULT_RETRY;
   const exec: ExecutorOptions = {
     client: options.client,
     hooks: options.hooks,
@@ -73,6 +83,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     imagePullGraceSeconds: options.imagePullGraceSeconds ?? 120,
     mask,
     ...(options.signal ? { signal: options.signal } : {}),
+    // A change-driven run records what it means for the desired state in the write that ends it.
+    settle: (cp, end) => settleTarget(cp, end, clock.now(), policy),
   };
 
   let refusal: Refusal | undefined;
@@ -86,10 +98,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 
   /**
    * Renders first (nothing is applied when rendering fails), then records the new run and runs it.
-   * `recordsApplied` false (an explicitly requested plan the change rules did not choose) leaves the
-   * applied state as it was, so the pending change is still selected by the next reconcile.
+   * `changeDriven` (the plan the change rules chose) records the desired state as the run's target;
+   * any other plan (requested, scheduled, cleanup) leaves target and applied state as they were, so a
+   * pending or failed change is still selected (or retried) by the next reconcile.
    */
-  const start = async (planName: string, args: Record<string, string>, reason: string, requestId: string | undefined, recordsApplied: boolean): Promise<{ execution: Execution; plan: RenderedPlan }> => {
+  const start = async (planName: string, args: Record<string, string>, reason: string, requestId: string | undefined, changeDriven: boolean): Promise<{ execution: Execution; plan: RenderedPlan }> => {
     const plan = await options.render(planName, args);
     await ensureNamespace(options.client, options.instance.namespace);
     const now = isoAt(clock);
@@ -98,10 +111,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         ? { ...cp.active, state: inProgress(cp.active.state, now, `superseded by ${planName}`) }
         : cp.active;
       const { refusal: _dropped, ...rest } = archiveActive({ ...cp, ...(previous ? { active: previous } : {}) });
+      const run = newRun(plan, reason, args);
       return {
         ...rest,
-        ...(recordsApplied ? { applied: { frameworkVersion: options.desired.frameworkVersion, frameworkHash: options.desired.frameworkHash, values: desiredStoredValues(options.desired) } } : {}),
-        active: newRun(plan, reason, args),
+        ...(changeDriven ? { target: targetFor(cp, run, now, options) } : {}),
+        active: run,
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
     });
@@ -118,7 +132,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 
   switch (decision.kind) {
     case 'idle':
-      return refusal ? { kind: 'refused', refusal } : { kind: 'nothing', reason: decision.reason };
+      if (refusal) return { kind: 'refused', refusal };
+      if (retry.kind === 'waiting') return { kind: 'nothing', reason: `the failed ${retry.plan} is retried at ${retry.until}`, retryAt: retry.until };
+      return { kind: 'nothing', reason: decision.reason };
     case 'resume': {
       const plan = await options.render(decision.run.plan, decision.run.args);
       await session.update((cp) => ({ ...cp, active: alignRun(decision.run, plan) }));
@@ -126,7 +142,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     }
     case 'start': {
       const s = decision.selection;
-      const { execution, plan } = await start(s.plan, s.args, s.reason, s.requestId, s.explicitOnly !== true);
+      const { execution, plan } = await start(s.plan, s.args, s.reason, s.requestId, s.changeDriven === true);
       return finish(execution, plan, false, s.warnings);
     }
     case 'remove': {
@@ -134,7 +150,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       if (stored === undefined) return { kind: 'removed', report: empty };
       let cleanup: Execution | undefined;
       if (decision.cleanupPlan !== undefined) {
-        cleanup = (await start(decision.cleanupPlan, {}, decision.reason, undefined, true)).execution;
+        cleanup = (await start(decision.cleanupPlan, {}, decision.reason, undefined, false)).execution;
         if (cleanup.outcome !== 'complete') return { kind: 'removed', cleanup, report: empty };
       }
       const report = await removeAll(exec);
@@ -142,6 +158,51 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** The target of a change-driven run: the desired state; a retry of the same state keeps its failure count. */
+function targetFor(cp: Checkpoint, run: PlanRun, now: string, options: Pick<ReconcileOptions, 'desired' | 'sourceCommit'>): TargetRecord {
+  const state = { frameworkVersion: options.desired.frameworkVersion, frameworkHash: options.desired.frameworkHash, values: desiredStoredValues(options.desired) };
+  const same = cp.target !== undefined && sameDesired(cp.target, state);
+  return {
+    ...state,
+    plan: run.plan,
+    runId: run.id,
+    since: same && cp.target ? cp.target.since : now,
+    ...(options.sourceCommit !== undefined ? { sourceCommit: options.sourceCommit } : {}),
+    ...(same && cp.target?.failure ? { failure: cp.target.failure } : {}),
+  };
+}
+
+/** The selection rules and concurrency, then a failed desired state's retry when nothing else is to run. */
+function choose(cp: Checkpoint | undefined, options: ReconcileOptions, nowMs: number): { decision: Decision; retry: RetryVerdict } {
+  const selection = selectPlan(previousStateOf(cp), options.desired);
+  const retry: RetryVerdict = selection.kind === 'nothing' ? retryVerdict(cp, nowMs, options.retryNow === true) : { kind: 'none' };
+  if (retry.kind === 'due' && options.desired.plans.includes(retry.plan)) return { decision: retryDecision(retry.plan, retry.attempts), retry };
+  return { decision: decide(cp?.active, selection), retry };
+}
+
+/** A retry runs the failed target's plan again as a change-driven plan. */
+function retryDecision(plan: string, attempts: number): Decision {
+  return { kind: 'start', selection: { kind: 'run', plan, reason: `retry ${attempts + 1} of the failed ${plan}`, args: {}, warnings: [], changeDriven: true } };
+}
+
+/** After a change-driven run ends: COMPLETE records the target as applied; FATAL_ERROR records the failure and its next retry. */
+function settleTarget(cp: Checkpoint, end: PlanEnd, nowMs: number, policy: RetryPolicy): Checkpoint {
+  const run = cp.active;
+  const target = cp.target;
+  if (run === undefined || target === undefined || target.runId !== run.id) return cp;
+  if (end.outcome === 'failed') return { ...cp, target: { ...target, failure: failureOf(target, run, end.error, nowMs, policy) } };
+  const { failure: _cleared, ...done } = target;
+  const applied: AppliedRecord = {
+    frameworkVersion: target.frameworkVersion, frameworkHash: target.frameworkHash, values: target.values,
+    at: new Date(nowMs).toISOString(), plan: run.plan, runId: run.id, ...(target.sourceCommit !== undefined ? { sourceCommit: target.sourceCommit } : {}),
+  };
+  return { ...cp, target: done, applied };
+}
+
+function sameDesired(a: { frameworkVersion: string; frameworkHash: string; values: Record<string, string> }, b: typeof a): boolean {
+  return a.frameworkVersion === b.frameworkVersion && a.frameworkHash === b.frameworkHash && changedKeys(a.values, b.values).length === 0;
 }
 
 function applyRefs(plan: RenderedPlan): ObjectRef[] {

@@ -61,6 +61,12 @@ export type Selection =
        * of a new instance, upgrade, a value's trigger) would never run.
        */
       explicitOnly?: true;
+      /**
+       * The plan the change rules chose for the desired state: its run records the desired state as
+       * its target at start and as applied when it completes. Requested and scheduled plans (backup,
+       * restore, custom plans) run against the desired state but never record it.
+       */
+      changeDriven?: true;
     }
   | { kind: 'remove'; cleanupPlan: string | undefined; reason: string }
   | { kind: 'refuse'; code: RefusalCode; message: string; details: Record<string, unknown> }
@@ -81,7 +87,7 @@ export function selectPlan(previous: PreviousState | undefined, desired: Desired
   if (desired.removed === true) {
     return { kind: 'remove', cleanupPlan: desired.plans.includes('cleanup') ? 'cleanup' : undefined, reason: 'instance removed' };
   }
-  const change = byChange(previous, desired);
+  const change = markChangeDriven(byChange(previous, desired));
   const request = desired.request;
   if (request?.explicit === true) {
     return change.kind === 'refuse' && BINDING_REFUSALS.has(change.code) ? change : explicitly(request, desired, change);
@@ -121,6 +127,10 @@ function byChange(previous: PreviousState | undefined, desired: DesiredState): S
   return { kind: 'nothing', reason: 'desired state is already applied' };
 }
 
+function markChangeDriven(selection: Selection): Selection {
+  return selection.kind === 'run' ? { ...selection, changeDriven: true } : selection;
+}
+
 /**
  * `baton apply --plan`: the requested plan runs in place of the change. It counts as applying the
  * desired state only when it is the very plan the change rules chose (`apply --plan deploy` on a new
@@ -129,7 +139,7 @@ function byChange(previous: PreviousState | undefined, desired: DesiredState): S
 function explicitly(request: PlanRequest, desired: DesiredState, change: Selection): Selection {
   const selection = requested(request, desired);
   if (selection.kind !== 'run') return selection;
-  if (change.kind === 'run' && change.plan === selection.plan) return { ...selection, warnings: change.warnings };
+  if (change.kind === 'run' && change.plan === selection.plan) return { ...selection, warnings: change.warnings, changeDriven: true };
   return { ...selection, explicitOnly: true };
 }
 

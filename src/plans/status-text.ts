@@ -1,5 +1,5 @@
 /** `baton plan status` as text: the active run as a tree of phases and steps, then inventory and refusal. Pure. */
-import type { Checkpoint } from './checkpoint.js';
+import { targetApplied, type Checkpoint } from './checkpoint.js';
 import type { RunState } from './state.js';
 
 export function checkpointText(cp: Checkpoint): string {
@@ -14,9 +14,23 @@ export function checkpointText(cp: Checkpoint): string {
     }
   }
   if (cp.refusal) lines.push(`refused (${cp.refusal.code}) at ${cp.refusal.at}: ${cp.refusal.message}`);
+  lines.push(syncText(cp));
+  const repair = cp.repair?.last;
+  if (repair) lines.push(`last repair: ${stateText(repair.state)} (${repair.reason})`);
+  for (const f of cp.repair?.fights.filter((x) => x.backoffUntil !== undefined) ?? []) {
+    lines.push(`fight: ${f.object} ${f.fields.join(', ')} changed back by ${f.managers.join(', ') || 'another manager'} after ${f.repairs} repairs; repairs held back until ${f.backoffUntil ?? '?'}`);
+  }
   lines.push(`inventory: ${cp.inventory.length} object${cp.inventory.length === 1 ? '' : 's'}`);
   if (cp.history.length > 0) lines.push(`history: ${cp.history.map((h) => `${h.plan} ${h.state.status}`).join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Is the desired state applied: the sync line of `baton plan status`. */
+function syncText(cp: Checkpoint): string {
+  const f = cp.target?.failure;
+  if (cp.target && f) return `sync: Failed - ${cp.target.plan} failed${f.phase ? ` at ${f.phase}/${f.step ?? '?'}` : ''} (${f.code}), attempt ${f.attempts}; next retry at ${f.nextRetryAt}${cp.applied ? `; applied is still ${cp.applied.frameworkVersion} from ${cp.applied.at ?? 'an earlier run'}` : ''}`;
+  if (targetApplied(cp)) return `sync: Synced - applied by ${cp.applied?.plan ?? 'a plan'}${cp.applied?.at ? ` at ${cp.applied.at}` : ''}`;
+  return cp.target ? `sync: Progressing - ${cp.target.plan} started ${cp.target.since}` : 'sync: OutOfSync - never applied';
 }
 
 function stateText(s: RunState): string {

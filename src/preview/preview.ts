@@ -235,7 +235,7 @@ async function instanceUses(tree: FileTree, files: string[]): Promise<{ id: stri
 
 /**
  * Objects two instances of the head would both render (every plan of every instance): the change is
- * not acceptable, as the agent would refuse the second (OBJECT_OWNER_CONFLICT, render/ownership.ts).
+ * not acceptable, as the agent would refuse the second (OBJECT_OWNER_CONFLICT, render/object-owners.ts).
  */
 async function ownershipConflicts(headAt: ReadonlyMap<string, InstanceAt>, renderer: Renderer): Promise<Problem[]> {
   const all: InstanceObjects[] = [];

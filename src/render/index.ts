@@ -6,8 +6,8 @@
 export type { FileTree, TreeEntry } from './tree.js';
 export type { LayoutFile, RepositoryLayout } from './layout.js';
 export { scanLayout } from './layout.js';
-export type { InstanceObjects, RenderedObjectRef } from './ownership.js';
-export { appliedObjectsOf, ownershipProblems } from './ownership.js';
+export type { InstanceObjects, RenderedObjectRef } from './object-owners.js';
+export { appliedObjectsOf, ownershipProblems } from './object-owners.js';
 export { DirectoryTree, MemoryTree, readText } from './tree.js';
 export type { Problem, Severity } from './problems.js';
 export { RenderProblemsError, hasErrors, looksBinary, printable, problemLocation, sortProblems } from './problems.js';
@@ -22,7 +22,7 @@ export {
   loadInstance,
   loadSettings,
 } from './repository.js';
-export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, TaskDecl } from './schemas.js';
+export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
 export { API_VERSION, requestSchema } from './schemas.js';
 export type { ParamValues, ResolvedParams } from './params.js';
 export { isRequired, resolveParams } from './params.js';

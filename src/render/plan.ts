@@ -7,6 +7,7 @@ import { isRecord, refKey, refOf, type KubeObject } from '../kube/object.js';
 import { addConfigHashes, enhanceObject } from './enhance.js';
 import { orderBatch } from './kinds.js';
 import { ownerValue, selectorLabels, standardLabels } from './labels.js';
+import { parseOwnership } from './ownership-annotations.js';
 import { maskSensitive } from './mask.js';
 import type { Framework } from './model.js';
 import type { ParamValues } from './params.js';
@@ -57,6 +58,8 @@ interface Slot {
   template: string;
   action: 'apply' | 'delete';
   force: boolean;
+  /** The task says `force: false`. */
+  noForce: boolean;
   /** Only the namespace manifest may produce Namespace objects. */
   namespaceManifest: boolean;
 }
@@ -83,7 +86,7 @@ function planSlots(input: RenderPlanInput, problems: Problem[]): { slots: Slot[]
   plan.phases.forEach((phase, pi) => {
     phase.steps.forEach((step, si) => {
       if (pi === 0 && si === 0 && fw.decl.namespaceManifest !== undefined) {
-        add({ phase: pi, step: si, task: NAMESPACE_TASK, template: fw.decl.namespaceManifest, action: 'apply', force: false, namespaceManifest: true }, phase.name, step.name);
+        add({ phase: pi, step: si, task: NAMESPACE_TASK, template: fw.decl.namespaceManifest, action: 'apply', force: false, noForce: false, namespaceManifest: true }, phase.name, step.name);
       }
       step.tasks.forEach((taskName, ti) => {
         const path = ['plans', planName, 'phases', pi, 'steps', si, 'tasks', ti];
@@ -106,7 +109,7 @@ function planSlots(input: RenderPlanInput, problems: Problem[]): { slots: Slot[]
             problems.push(problem({ code: 'TEMPLATE_MISSING', file: src.file, path: ['tasks'], ...src.locate(['tasks'], true), message: `task ${task.name} names template ${template}, which does not exist in ${fw.dir}/templates` }));
             continue;
           }
-          add({ phase: pi, step: si, task: task.name, template, action, force: task.kind === 'Apply' && task.force === true, namespaceManifest: false }, phase.name, step.name);
+          add({ phase: pi, step: si, task: task.name, template, action, force: task.kind === 'Apply' && task.force === true, noForce: task.kind === 'Apply' && task.force === false, namespaceManifest: false }, phase.name, step.name);
         }
       });
     });
@@ -197,10 +200,15 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
         problems.push(problem({ code: 'RENDER_NAMESPACE_MISMATCH', file: renders[i]!.file, message: `${obj.kind} ${obj.metadata.name} sets namespace "${String(ns)}"; objects of an instance live in its namespace "${instance.namespace}"` }));
         continue;
       }
+      const ownership = parseOwnership(obj.metadata.annotations);
+      if (!ownership.ok) {
+        problems.push(problem({ code: 'RENDER_ANNOTATION_INVALID', file: renders[i]!.file, message: `${obj.kind} ${obj.metadata.name}: annotation ${ownership.annotation} must be ${ownership.expected.join(' or ')}, got ${JSON.stringify(ownership.value)}` }));
+        continue;
+      }
       enhanceObject(obj, { namespace: instance.namespace, frameworkVersion: fw.version, plan: input.plan, phase: phase.name, step: step.name, labels, owner: ownerValue(instance) });
       all.push(obj);
       const action: BatchAction = slot.action === 'apply'
-        ? { action: 'apply', object: obj, task: slot.task, template: slot.template, force: slot.force }
+        ? { action: 'apply', object: obj, task: slot.task, template: slot.template, force: slot.force, ...(slot.noForce ? { noForce: true as const } : {}) }
         : { action: 'delete', object: obj, task: slot.task, template: slot.template };
       steps[slot.phase]![slot.step]!.push(action);
     }

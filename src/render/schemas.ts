@@ -97,6 +97,20 @@ export const scheduleSchema = z.strictObject({
 });
 export type ScheduleDecl = z.output<typeof scheduleSchema>;
 
+/** How the agent keeps an instance at its desired state (docs/drift.md); in baton.yaml for every instance, in an instance file for it alone. */
+export const syncSettingsSchema = z
+  .strictObject({
+    driftInterval: duration.optional().describe('how often drift and health are checked (default 5m)'),
+    selfHeal: z.enum(['repair', 'report', 'ignore']).optional().describe('what drift detection does about drift: repair it (default), only report it, or not look'),
+    retry: z
+      .strictObject({
+        initial: duration.optional().describe('delay before the first retry of a failed desired state (default 1m)'),
+        max: duration.optional().describe('the delay doubles per failure up to this (default 1h)'),
+      })
+      .optional(),
+  })
+  .describe('drift detection, self-heal and retries of a failed desired state');
+export type SyncSettingsDecl = z.output<typeof syncSettingsSchema>;
 export const valuesFromSchema = z
   .strictObject({
     kind: z.enum(['Secret', 'ConfigMap']),
@@ -123,6 +137,7 @@ export const instanceSchema = z
     /** Secrets and ConfigMaps in the instance's namespace holding parameter values, read at render time. */
     valuesFrom: z.array(valuesFromSchema).default([]),
     schedules: z.array(scheduleSchema).default([]),
+    sync: syncSettingsSchema.optional(),
   })
   .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
 export type InstanceDecl = z.output<typeof instanceSchema>;
@@ -192,6 +207,7 @@ export const repositorySchema = z
       })
       .optional(),
     defaults: z.strictObject({ stepTimeout: duration.optional() }).optional(),
+    sync: syncSettingsSchema.optional(),
     tenants: z.array(tenantSchema).optional().describe('who may do what: instance paths, frameworks, namespaces, kinds and the ServiceAccount the agent impersonates'),
     notifications: z.array(notificationSchema).optional().describe('where plan results are reported: a signed webhook, Slack, GitHub or GitLab'),
   })

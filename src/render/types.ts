@@ -8,7 +8,11 @@ export type Strategy = 'serial' | 'parallel';
 
 /** One object of a step's batch. Toggle tasks render to `apply` or `delete` depending on their parameter. */
 export type BatchAction =
-  | { action: 'apply'; object: KubeObject; task: string; template: string; force: boolean }
+  /**
+   * `force`: the task says `force: true`; `noForce`: the task says `force: false` (conflicts fail the
+   * step). Neither: the default, Git wins (see plans/ownership.ts).
+   */
+  | { action: 'apply'; object: KubeObject; task: string; template: string; force: boolean; noForce?: true }
   | { action: 'delete'; object: KubeObject; task: string; template: string };
 
 export interface RenderedStep {

@@ -12,7 +12,7 @@ import { renderPlan } from './plan.js';
 import { hasErrors, problem, sortProblems, type Problem } from './problems.js';
 import { listFrameworks, loadFramework, loadInstance, loadSettings, parseWith } from './repository.js';
 import { scanLayout, type LayoutFile } from './layout.js';
-import { appliedObjectsOf, ownershipProblems, type InstanceObjects } from './ownership.js';
+import { appliedObjectsOf, ownershipProblems, type InstanceObjects } from './object-owners.js';
 import { requestSchema } from './schemas.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';

@@ -24,6 +24,10 @@ import { valuesDigest } from './scan.js';
 import { StatusWriter } from './status-writer.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
+import type { DriftKeeper } from '../drift/index.js';
+import { DriftLoop } from './drift-loop.js';
+import { contentKeyOf, repositorySyncAt, retryDue } from './retry-due.js';
+import type { SyncSettingsDecl } from '../render/index.js';
 
 export interface AgentLog {
   (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -59,6 +63,8 @@ export interface AgentOptions {
   commitRefusal?: () => CommitRefusal | undefined;
   /** Records Kubernetes Events for plans (see plans/kube-events.ts); flushed on stop. */
   kubeEvents?: KubeEventRecorder;
+  /** Drift detection and self-heal (src/drift/, docs/drift.md); off when absent. */
+  drift?: DriftKeeper;
   /** Every instance's outcome with the instance and the commit it was decided at (notifications). */
   onInstanceOutcome?: (report: InstanceOutcome) => void;
   /** The client an instance's objects are applied with (a tenant's impersonated account). */
@@ -127,6 +133,16 @@ export class Agent {
   private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
   /** Set by stop(): nothing new starts. */
   private stopping = false;
+  private readonly driftLoop: DriftLoop | undefined;
+  /** Ids of the desired-state content of the last pass (status commits do not change it): a new one retries failed instances. */
+  private lastContent: string | undefined;
+  private lastScanned: string | undefined;
+  /** The retry time of each failed instance last acted on. */
+  private readonly retried = new Map<string, string>();
+  /** baton.yaml's `sync:` (retry backoff, drift interval and policy) at the last scanned commit. */
+  private repositorySync: { commit: string; sync: SyncSettingsDecl | undefined } | undefined;
+  /** Failed instances a new commit asked to retry, not yet retried. */
+  private readonly retryNowFor = new Set<string>();
   /** Whether some instance takes values from the cluster (then no poll may skip looking). */
   private clusterValues = false;
 
@@ -140,6 +156,25 @@ export class Agent {
     });
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.log = options.log ?? (() => undefined);
+    this.driftLoop = options.drift ? new DriftLoop({
+      deps: () => this.runDeps(),
+      status: (id) => this.statuses.get(id),
+      setStatus: (id, status) => this.statuses.set(id, status),
+      busy: (id) => this.workers.has(id),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
+      replan: (desired, reason) => this.replan(desired, reason),
+      log: this.log,
+    }, options.drift, () => this.now()) : undefined;
+  }
+
+  /** The next pass checks every instance for drift (a webhook, `baton plan check`). */
+  checkDrift(): void {
+    this.driftLoop?.requestCheck();
+  }
+
+  /** The status of every instance as last written (metrics mirror it). */
+  instanceStatuses(): InstanceStatus[] {
+    return [...this.statuses.values()];
   }
 
   /** Prepares the bare clone and pushes status commits a previous agent left unpushed. */
@@ -154,7 +189,7 @@ export class Agent {
    * One pass. Starts a worker for every instance that needs one and resolves when all the work it
    * started is done (so `--once` and tests can wait); the loop does not wait between passes.
    */
-  async pass(options: { wait?: boolean } = {}): Promise<PassReport> {
+  async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
     const commit = await mirror.fetch(branch);
     const refusalReports = await this.noteCommitRefusal(commit);
@@ -163,16 +198,17 @@ export class Agent {
       await this.writer.flush();
       return { commit, reports: refusalReports };
     }
-    // Nothing new: same commit, no plan running, no schedule due. The cheap common case of a poll.
-    const due = this.nextScheduleAt();
+    // Nothing new: same commit, no plan running, no schedule, retry or drift check due. The cheap common case of a poll.
     // Instances with valuesFrom are looked at on every poll: their Secrets change outside Git.
-    if (commit === this.lastCommit && !this.clusterValues && this.workers.size === 0 && (due === undefined || due > this.now().getTime())) {
+    if (!this.clusterValues && this.idleAt(commit, options.drift === 'all')) {
       await this.writer.flushIfPending();
       return { commit, reports: refusalReports };
     }
     const tree = await this.store.at(commit);
+    this.lastScanned = commit;
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
     const jobs: Promise<InstanceReport>[] = [];
@@ -190,14 +226,47 @@ export class Agent {
       }
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
     }
+    // Drift is checked after the plans this pass started (a busy instance is not checked).
+    const driftAfter = async (): Promise<InstanceReport[]> => {
+      if (this.driftLoop === undefined || this.stopping) return [];
+      try {
+        return await this.driftLoop.pass({ commit, tree, desired, all: options.drift === 'all', repositorySync: this.repositorySync?.sync });
+      } catch (err) {
+        this.log('warn', `drift check failed: ${errorMessage(err)}`);
+        return [];
+      }
+    };
     if (options.wait === false) {
-      void Promise.all(jobs).then((reports) => { if (this.settled(reports, desired)) this.lastCommit = commit; });
+      void Promise.all(jobs).then(async (reports) => {
+        if (this.settled(reports, desired)) this.lastCommit = commit;
+        await driftAfter();
+      });
       return { commit, reports: refusalReports };
     }
     const reports = await Promise.all(jobs);
+    const repairs = await driftAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
-    return { commit, reports: [...refusalReports, ...reports] };
+    return { commit, reports: [...refusalReports, ...reports, ...repairs] };
+  }
+
+  /**
+   * baton.yaml's `sync:` at this commit, and whether the desired-state content changed: a new commit
+   * retries every failed desired state once (at its turn: a change or a request of the instance runs
+   * first, the retry on a later pass).
+   */
+  private async noteContent(commit: string, tree: CommitTree): Promise<void> {
+    const content = await contentKeyOf(tree);
+    if (this.repositorySync?.commit !== commit) this.repositorySync = { commit, sync: await repositorySyncAt(tree) };
+    if (this.lastContent !== undefined && content !== this.lastContent) {
+      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
+    }
+    this.lastContent = content;
+  }
+
+  private idleAt(commit: string, allDrift: boolean): boolean {
+    const due = this.nextScheduleAt();
+    return commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime()) && !allDrift && this.driftLoop?.due() !== true && this.retryNowFor.size === 0;
   }
 
   /**
@@ -384,10 +453,26 @@ export class Agent {
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
     }
+    const retry = this.retryOf(key, previous, now);
+    if (retry !== undefined) return this.schedule(d.key, commit, tree, d, retry.reason, { schedules, retryNow: retry.now });
     const due = this.startableRun(key, d, schedules, now);
     if (due === undefined) return undefined;
     this.slotsStarted.add(`${key}@${due.slot}`);
     return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
+  }
+
+  /**
+   * A failed desired state: retried when its backoff has passed, or at once on a new commit. Each
+   * recorded retry time is acted on once (the engine may still say "not yet": its clock decides).
+   */
+  private retryOf(key: string, previous: InstanceStatus | undefined, now: Date): { reason: string; now: boolean } | undefined {
+    const retry = retryDue(previous, now, this.retryNowFor.has(key));
+    const retryAt = previous?.sync?.failure?.nextRetryAt;
+    if (retry === undefined) this.retryNowFor.delete(key);
+    if (retry === undefined || this.workers.has(key) || (!retry.now && this.retried.get(key) === retryAt)) return undefined;
+    if (retryAt !== undefined) this.retried.set(key, retryAt);
+    this.retryNowFor.delete(key);
+    return retry;
   }
 
   /** An instance a refused commit changes: only an unfinished plan of it runs (resumes), at the verified commit. */
@@ -418,6 +503,12 @@ export class Agent {
         min = Math.min(min ?? Infinity, at);
       }
     }
+    for (const [key, status] of this.statuses) {
+      const retryAt = status.sync?.failure?.nextRetryAt;
+      if (retryAt !== undefined && !this.workers.has(key) && this.retried.get(key) !== retryAt) min = Math.min(min ?? Infinity, Date.parse(retryAt));
+    }
+    const drift = this.driftLoop?.nextDueAt();
+    if (drift !== undefined) min = Math.min(min ?? Infinity, drift);
     return min;
   }
 
@@ -425,13 +516,55 @@ export class Agent {
     return this.options.now?.() ?? new Date();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun } = {}): Promise<InstanceReport> {
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean } = {}): Promise<InstanceReport> {
+    const id = keyString(key);
+    // Newer desired state supersedes the running plan once its current step ends; a scheduled run
+    // never interrupts: it waits for the running plan.
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined, commit, async (signal) => {
+      this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
+      const previous = this.statuses.get(id);
+      const due = extra.due;
+      const schedules = due ? afterRun(extra.schedules ?? [], due, this.now()) : (extra.schedules ?? previous?.schedules ?? []);
+      const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
+      // A scheduled run that broke off (not a plan result) is tried again for the same slot, after a pause.
+      const retrySlotLater = (): void => {
+        if (!due) return;
+        this.slotsStarted.delete(`${id}@${due.slot}`);
+        this.scheduleRetryAt.set(id, this.now().getTime() + SCHEDULE_RETRY_MS);
+      };
+      try {
+        const result = await runInstance(
+          this.runDeps(),
+          { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal, ...(extra.retryNow ? { retryNow: true } : {}), ...(this.repositorySync?.sync ? { repositorySync: this.repositorySync.sync } : {}) },
+        );
+        if (result.outcome.kind === 'error') retrySlotLater();
+        else this.scheduleRetryAt.delete(id);
+        // What a plan did is checked for drift on the next pass, not after the instance's interval.
+        if (result.outcome.kind === 'complete') this.driftLoop?.keeper.forget(key);
+        return result;
+      } catch (err) {
+        retrySlotLater();
+        throw err;
+      }
+    });
+  }
+
+  /** A plan run at the last scanned commit, as for a change (the drift loop asks when an instance's checkpoint is gone). */
+  private async replan(desired: DesiredInstance, reason: string): Promise<InstanceReport> {
+    const commit = this.lastScanned;
+    if (commit === undefined) return { instance: keyString(desired.key), reason, outcome: { kind: 'nothing', message: 'no commit scanned yet' } };
+    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason);
+  }
+
+  /**
+   * Runs `body` as the instance's one worker: after the instance's running work (which `supersede`
+   * aborts first), within the concurrency limit; records the outcome and status it returns.
+   */
+  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     const running = this.workers.get(id);
-    // Newer desired state supersedes the running plan once its current step ends; a scheduled run
-    // never interrupts: it waits for the running plan.
-    if (extra.due === undefined) running?.abort.abort();
+    if (supersede) running?.abort.abort();
     const abort = new AbortController();
     const report = (async (): Promise<InstanceReport> => {
       await running?.done;
@@ -439,44 +572,28 @@ export class Agent {
         // Superseded (or the agent stopping) while it waited for a worker slot: nothing was started, so
         // nothing needs recording; the newer desired state (or the next agent) takes it from here.
         if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
-        this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
-        const previous = this.statuses.get(id);
-        const due = extra.due;
-        const schedules = due ? afterRun(extra.schedules ?? [], due, this.now()) : (extra.schedules ?? previous?.schedules ?? []);
-        const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
-        // A scheduled run that broke off (not a plan result) is tried again for the same slot, after a pause.
-        const retrySlotLater = (): void => {
-          if (!due) return;
-          this.slotsStarted.delete(`${id}@${due.slot}`);
-          this.scheduleRetryAt.set(id, this.now().getTime() + SCHEDULE_RETRY_MS);
-        };
         try {
-          const { outcome, status } = await runInstance(
-            this.runDeps(),
-            { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal: abort.signal },
-          );
+          const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
           this.announce(key, commit, reason, outcome);
-          if (outcome.kind === 'error') retrySlotLater();
-          else this.scheduleRetryAt.delete(id);
           if (status) {
             this.statuses.set(id, status);
             this.nextRuns.set(id, status.schedules);
           } else if (outcome.kind === 'removed') {
             this.statuses.delete(id);
             this.nextRuns.delete(id);
+            this.driftLoop?.keeper.forget(key);
           }
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' || outcome.kind === 'error' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
           return { instance: id, reason, outcome };
         } catch (err) {
           this.log('error', `${id}: ${errorMessage(err)}`, { instance: id });
-          retrySlotLater();
           return { instance: id, reason, outcome: { kind: 'error', message: errorMessage(err) } };
         }
       });
     })();
     const done = report.then(() => undefined, () => undefined);
-    this.workers.set(id, { abort, done, fingerprint: desired?.fingerprint });
+    this.workers.set(id, { abort, done, fingerprint });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
   }

@@ -18,6 +18,11 @@ export interface HistoryEntry {
   result?: string;
   sourceCommit?: string;
   runId?: string;
+  /** Sync and health recorded with the transition (apart from the plan's result). */
+  sync?: string;
+  health?: string;
+  /** Drifted objects a drift check found or a repair re-applied. */
+  driftObjects?: string[];
 }
 
 export interface HistoryQuery {
@@ -49,6 +54,9 @@ export async function readHistory(mirror: GitMirror, query: HistoryQuery): Promi
       ...opt('result', trailer(trailers, TRAILER.result)),
       ...opt('sourceCommit', trailer(trailers, TRAILER.sourceCommit)),
       ...opt('runId', trailer(trailers, TRAILER.runId)),
+      ...opt('sync', trailer(trailers, TRAILER.sync)),
+      ...opt('health', trailer(trailers, TRAILER.health)),
+      ...(trailers.has(TRAILER.driftObject) ? { driftObjects: trailers.get(TRAILER.driftObject) ?? [] } : {}),
     });
   }
   return out;

@@ -20,6 +20,8 @@ import type { DesiredInstance } from './scan.js';
 import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
 import { StatusReporter, type ReporterContext } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
+import { driftSettingsOf } from '../drift/settings.js';
+import type { SyncSettingsDecl } from '../render/index.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -60,6 +62,10 @@ export interface InstanceRunInput {
   scheduled?: { id: string; plan: string; args: Record<string, string> };
   schedules: ScheduleStatus[];
   signal?: AbortSignal;
+  /** Retry a failed desired state now (a new commit arrived), whatever its backoff says. */
+  retryNow?: boolean;
+  /** baton.yaml's `sync:` at the commit (retry backoff, with the instance file's own). */
+  repositorySync?: SyncSettingsDecl;
 }
 
 /**
@@ -77,6 +83,8 @@ function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' 
     sensitiveValues: [],
     schedules: input.schedules,
     now: deps.now,
+    // Health and drift stay as last measured until the next drift check (after the plan).
+    live: () => ({ ...(input.previous?.health ? { health: input.previous.health } : {}), ...(input.previous?.drift ? { drift: input.previous.drift } : {}) }),
   };
   return new StatusReporter(deps.writer, ctx, checkpoint);
 }
@@ -130,6 +138,9 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
       onEvent: (e) => { for (const listen of listeners) listen(e); },
       sensitiveValues: source.sensitiveValues,
       ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.retryNow ? { retryNow: true } : {}),
+      retry: driftSettingsOf(input.repositorySync, input.desired?.sync).retry,
+      sourceCommit: input.commit,
     });
   } catch (err) {
     // A template that fails to render is bad content like a bad value: refused, not retried every poll.

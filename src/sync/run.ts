@@ -17,6 +17,7 @@ import { Agent, type AgentLog, type CommitRefusal, type PassReport } from './age
 import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
+import { DriftKeeper } from '../drift/index.js';
 import { teamSetup } from './team.js';
 
 export interface RunAgentIO {
@@ -48,8 +49,12 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
+  const checkpoints = new ConfigMapCheckpointStore(client);
+  const hooks = defaultHooks();
+  // Drift detection and self-heal (docs/drift.md): settings per instance from baton.yaml and instance files.
+  const drift = new DriftKeeper({ client, hooks, store: checkpoints, onSweep: (r, seconds) => metrics.sweep(seconds, r.stats.requests, r.stats.objects) });
   const agent = new Agent({
-    mirror, branch: settings.branch, client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
+    mirror, branch: settings.branch, client, checkpoints, hooks, renderer, drift,
     author: settings.author, concurrency: settings.concurrency, log: io.log,
     ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}),
     onPushRetry: () => metrics.pushRetries.inc(),
@@ -61,7 +66,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     ...team.agentOptions,
   });
   const wake = new Wake();
-  const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;
+  // A push event makes the agent poll at once and check every instance for drift (on demand).
+  const onPush = (): void => { agent.checkDrift(); wake.now(); };
+  const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush, log: io.log, beforeScrape: () => metrics.instances(agent.instanceStatuses()) }) : undefined;
   let stopped: Promise<void> | undefined;
   const stopAgent = (): Promise<void> => (stopped ??= agent.stop());
   const loop = async (loopSignal: AbortSignal | undefined): Promise<number> => {
@@ -69,7 +76,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     if (settings.once) {
       // SIGTERM during a one-shot pass: running steps finish, the rest is superseded, status is pushed.
       loopSignal?.addEventListener('abort', () => void stopAgent(), { once: true });
-      const report = await agent.pass();
+      // One pass: every plan the commit calls for, then one drift check of every instance (and its repairs).
+      const report = await agent.pass({ drift: 'all' });
       await agent.drain();
       const refused = mirror instanceof VerifyingMirror ? mirror.lastRefusal : undefined;
       if (refused) io.report(`refused ${refused.commit.slice(0, 12)} (${refused.verdict.reason}): ${refused.verdict.message}`);

@@ -5,7 +5,7 @@
  * without rendering anything; the agent's own commits touch only status/ and so change no id.
  */
 import { createHash } from 'node:crypto';
-import { hasErrors, loadInstance, frameworkDir, scanLayout, type Problem, type ScheduleDecl } from '../render/index.js';
+import { hasErrors, loadInstance, frameworkDir, scanLayout, type Problem, type ScheduleDecl, type SyncSettingsDecl } from '../render/index.js';
 import type { ValuesFromDecl } from '../render/schemas.js';
 import { normalizeTreePath } from '../render/tree.js';
 import type { CommitTree } from '../git/tree.js';
@@ -28,9 +28,11 @@ export interface DesiredInstance {
   valuesFrom: ValuesFromDecl[];
   /** Blob ids of its values files (`missing` for one that does not exist). */
   valuesFileIds: string[];
+  /** The instance file's `sync:` settings (drift interval, self-heal policy, retries). */
+  sync?: SyncSettingsDecl;
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[] }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -52,7 +54,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
       parsed = inst.ok
-        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom }
+        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}) }
         : { schedules: [], valuesFiles: [], valuesFrom: [] };
       cache.set(blob, parsed);
     }
@@ -70,7 +72,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
     const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
     const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(refused ? { refusal: ref.problems } : {}) });
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   return out;
 }

@@ -10,6 +10,8 @@ export interface AgentServerOptions {
   webhookSecret?: string;
   onPush: () => void;
   log: AgentLog;
+  /** Called before /metrics answers (per-instance series mirror the latest status files). */
+  beforeScrape?: () => void;
 }
 
 const MAX_BODY = 5 * 1024 * 1024;
@@ -67,6 +69,7 @@ export class AgentServer {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') return { status: 200, body: 'ok\n' };
     if (req.method === 'GET' && path === '/readyz') return this.ready ? { status: 200, body: 'ready\n' } : { status: 503, body: 'first poll not done\n' };
+    if (req.method === 'GET' && path === '/metrics') this.options.beforeScrape?.();
     if (req.method === 'GET' && path === '/metrics') return { status: 200, body: await this.options.metrics.registry.metrics(), type: this.options.metrics.registry.contentType };
     if (req.method === 'POST' && path === '/webhook') {
       const body = await readBody(req);

@@ -8,7 +8,8 @@
 import jsYaml from 'js-yaml';
 import { z } from 'zod';
 import type { Checkpoint } from '../plans/checkpoint.js';
-import type { PlanRun, RunState } from '../plans/state.js';
+import { isFinished, type PlanRun, type RunState } from '../plans/state.js';
+import { plansOf, STATUS_MAX_DRIFTED, syncOf, withRepairs, type DriftSection, type HealthSection, type PlanLastRun, type SyncStatus } from './status-sections.js';
 import { maskSensitive } from '../render/mask.js';
 import { refKey } from '../kube/object.js';
 import { BatonError } from '../errors.js';
@@ -64,6 +65,14 @@ export interface InstanceStatus {
   updatedAt: string;
   observed: Fingerprint;
   refusal?: RefusalStatus;
+  /** Is the desired commit fully applied (status-sections.ts). Absent only in files written before it existed. */
+  sync?: SyncStatus;
+  /** Live health of the instance's objects, refreshed on the drift interval. */
+  health?: HealthSection;
+  /** Drift from the applied desired state, fights, the last repair. */
+  drift?: DriftSection;
+  /** The last run of each plan (deploy, update, backup, repair, ...). */
+  plans?: Record<string, PlanLastRun>;
   currentPlan?: PlanRun;
   recentPlans: PlanSummary[];
   inventory: string[];
@@ -83,6 +92,9 @@ export interface BuildInput {
   schedules?: ScheduleStatus[];
   /** Values to mask wherever they would appear (messages can quote them). */
   sensitiveValues?: readonly string[];
+  /** The last health and drift the agent measured (kept from the previous status until measured again). */
+  health?: HealthSection;
+  drift?: DriftSection;
 }
 
 /** Bounds on what one status file carries (the file is rewritten on every transition). */
@@ -107,7 +119,10 @@ export function buildStatus(input: BuildInput): InstanceStatus {
   const active = cp?.active;
   const found = input.refusal ?? (cp?.refusal ? { code: cp.refusal.code, message: cp.refusal.message, at: cp.refusal.at } : undefined);
   const refusal = found ? capRefusal(found) : undefined;
-  const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refusal && input.refusal ? 'REFUSED' : active ? stateWord(active.state) : refusal ? 'REFUSED' : 'PENDING';
+  const refused = refusal !== undefined && (input.refusal !== undefined || !active);
+  const sync = syncOf(cp, { commit: input.sourceCommit, ...(input.framework.version ? { frameworkVersion: input.framework.version } : {}) }, refused);
+  const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refused ? 'REFUSED' : stateOf(active, sync);
+  const drift = input.drift ? withRepairs(input.drift, cp) : undefined;
   const status: InstanceStatus = {
     apiVersion: STATUS_API_VERSION,
     kind: 'InstanceStatus',
@@ -118,6 +133,10 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     updatedAt: input.now,
     observed: { ...input.observed },
     ...(refusal ? { refusal } : {}),
+    sync,
+    ...(input.health ? { health: input.health } : {}),
+    ...(drift ? { drift: { ...drift, objects: drift.objects.slice(0, STATUS_MAX_DRIFTED), errors: drift.errors.slice(0, STATUS_MAX_PROBLEMS).map(capText) } } : {}),
+    plans: plansOf(cp),
     ...(active ? { currentPlan: active } : {}),
     recentPlans: (cp?.history ?? []).slice(0, RECENT_PLANS_LIMIT).map((r) => ({ id: r.id, plan: r.plan, reason: r.reason, state: r.state })),
     inventory: (cp?.inventory ?? []).map((e) => refKey(e)).sort(),
@@ -140,11 +159,31 @@ function maskText(status: InstanceStatus, sensitive: readonly string[]): Instanc
   if (masked.currentPlan && status.currentPlan) masked.currentPlan.id = status.currentPlan.id;
   masked.recentPlans.forEach((p, i) => { p.id = status.recentPlans[i]?.id ?? p.id; });
   masked.handledRequests = status.handledRequests;
+  if (masked.sync && status.sync) {
+    masked.sync.desired = status.sync.desired;
+    if (status.sync.lastApplied) masked.sync.lastApplied = status.sync.lastApplied;
+    if (masked.sync.failure && status.sync.failure) masked.sync.failure.runId = status.sync.failure.runId;
+  }
+  if (masked.plans && status.plans) for (const [plan, run] of Object.entries(status.plans)) if (masked.plans[plan]) masked.plans[plan].id = run.id;
+  if (masked.drift?.lastRepair && status.drift?.lastRepair) masked.drift.lastRepair.runId = status.drift.lastRepair.runId;
   return masked;
 }
 
 function stateWord(state: RunState): InstanceStatus['state'] {
   return state.status === 'NEVER_RUN' ? 'PENDING' : state.status;
+}
+
+/**
+ * The one word: a running plan's state; otherwise never COMPLETE while the desired state is not
+ * applied. A failed desired state stays FATAL_ERROR whatever ran after it (a backup that completed
+ * does not hide it), and one not applied yet is PENDING.
+ */
+function stateOf(active: PlanRun | undefined, sync: SyncStatus): InstanceStatus['state'] {
+  if (active !== undefined && !isFinished(active.state) && active.state.status !== 'NEVER_RUN') return stateWord(active.state);
+  if (sync.status === 'Failed') return 'FATAL_ERROR';
+  if (active === undefined) return 'PENDING';
+  if (sync.status === 'OutOfSync' && active.state.status === 'COMPLETE') return 'PENDING';
+  return stateWord(active.state);
 }
 
 /** Stable YAML (fixed key order, no line folding) so unchanged status yields an identical blob. */

@@ -9,6 +9,13 @@ import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
 import { buildStatus, formatStatus, statusPath, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
+import type { DriftSection, HealthSection } from './status-sections.js';
+
+/** Sync and health as the status says after the transition, and a repair's objects (docs/drift.md). */
+function withStatusTrailers(t: Transition, status: InstanceStatus, cp: Checkpoint | undefined): Transition {
+  const objects = t.objects ?? (t.plan === 'repair' && t.runId === cp?.repair?.last?.id ? cp?.repair?.objects : undefined);
+  return { ...t, ...(status.sync ? { sync: t.sync ?? status.sync.status } : {}), ...(status.health ? { health: t.health ?? status.health.status } : {}), ...(objects ? { objects } : {}) };
+}
 
 export interface ReporterContext {
   key: InstanceKey;
@@ -18,6 +25,8 @@ export interface ReporterContext {
   sensitiveValues: readonly string[];
   schedules: ScheduleStatus[];
   now: () => string;
+  /** The health and drift sections to carry (the last drift check, or the previous status's). */
+  live?: () => { health?: HealthSection; drift?: DriftSection };
 }
 
 export class StatusReporter {
@@ -100,8 +109,10 @@ export class StatusReporter {
       ...(extra.refusal ? { refusal: extra.refusal } : {}),
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
+      ...(this.ctx.live?.() ?? {}),
     });
     this.last = status;
-    this.writer.submit({ path: statusPath(this.ctx.key), content: formatStatus(status), summary: summaryOf(t), trailers: trailersOf(t) });
+    const described = withStatusTrailers(t, status, this.checkpoint);
+    this.writer.submit({ path: statusPath(this.ctx.key), content: formatStatus(status), summary: summaryOf(described), trailers: trailersOf(described) });
   }
 }

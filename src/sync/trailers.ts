@@ -13,9 +13,18 @@ export const TRAILER = {
   frameworkVersion: 'Baton-Framework-Version',
   runId: 'Baton-Run',
   request: 'Baton-Request',
+  /** The sync state after this transition: Synced, OutOfSync, Progressing, Failed, Refused. */
+  sync: 'Baton-Sync',
+  /** The live health recorded with this transition: Healthy, Progressing, Missing, Degraded, Unknown. */
+  health: 'Baton-Health',
+  /** One per drifted object a drift check found or a repair re-applied: `Service shop/web missing`. */
+  driftObject: 'Baton-Drift-Object',
 } as const;
 
-export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled';
+/** Drifted objects named in one commit's trailers, at most. */
+export const MAX_DRIFT_TRAILERS = 20;
+
+export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked';
 
 export interface Transition {
   instance: { namespace: string; name: string };
@@ -30,6 +39,10 @@ export interface Transition {
   durationSeconds?: number;
   phase?: string;
   message?: string;
+  /** Drifted objects (a drift check) or the objects a repair re-applied. */
+  objects?: string[];
+  sync?: string;
+  health?: string;
 }
 
 /** `prod/redis: backup COMPLETE in 42s` (namespace/instance, as in status/ paths and trailers). */
@@ -47,6 +60,7 @@ export function summaryOf(t: Transition): string {
     case 'requested': return `${who}: ${plan} requested`;
     case 'observed': return `${who}: no plan needed${t.message ? ` (${t.message})` : ''}`;
     case 'scheduled': return `${who}: ${plan} scheduled run recorded`;
+    case 'drift-checked': return `${who}: ${t.message ?? 'drift checked'}`;
   }
 }
 
@@ -60,6 +74,10 @@ export function trailersOf(t: Transition): Trailers {
   if (t.plan !== undefined) out.splice(1, 0, [TRAILER.plan, t.plan]);
   if (t.runId !== undefined) out.push([TRAILER.runId, t.runId]);
   if (t.frameworkVersion !== undefined) out.push([TRAILER.frameworkVersion, t.frameworkVersion]);
+  if (t.sync !== undefined) out.push([TRAILER.sync, t.sync]);
+  if (t.health !== undefined) out.push([TRAILER.health, t.health]);
+  for (const o of (t.objects ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.driftObject, o]);
+  if ((t.objects?.length ?? 0) > MAX_DRIFT_TRAILERS) out.push([TRAILER.driftObject, `... and ${(t.objects?.length ?? 0) - MAX_DRIFT_TRAILERS} more (see the status file)`]);
   return out;
 }
 

@@ -154,13 +154,50 @@ describe('the engine against the simulated cluster', () => {
     expect((await client.get({ apiVersion: 'e2e.example.com/v1', kind: 'Widget', namespace: inst.namespace, name: 'w1' }))?.['spec']).toEqual({ size: 3 });
   });
 
-  it('reports a field conflict naming the manager that owns the field', async () => {
+  it('GIVEN a field another manager owns WHEN the plan applies THEN Git wins: the field is taken over (force by default)', async () => {
     const inst = instance();
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: inst.namespace } });
     await client.apply(inNs({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { key: 'theirs' } }, inst.namespace), { fieldManager: 'helm' });
     const result = await run(inst, plan('deploy', [{ name: 'p', steps: [step('s', [apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { key: 'ours' } })])] }]));
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    const live = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: inst.namespace, name: 'shared' });
+    expect(live?.['data']).toEqual({ key: 'ours' });
+    expect(live?.metadata.managedFields?.find((m) => m.manager === 'baton')?.fieldsV1).toMatchObject({ 'f:data': { 'f:key': {} } });
+  });
+
+  it('GIVEN an object annotated baton.dev/conflicts: Fail WHEN another manager owns a field THEN the step fails FIELD_CONFLICT naming the manager', async () => {
+    const inst = instance();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: inst.namespace } });
+    await client.apply(inNs({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { key: 'theirs' } }, inst.namespace), { fieldManager: 'helm' });
+    const strict: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', annotations: { 'baton.dev/conflicts': 'Fail' } }, data: { key: 'ours' } };
+    const result = await run(inst, plan('deploy', [{ name: 'p', steps: [step('s', [apply(strict)])] }]));
     expect(failureOf(result)).toMatchObject({ code: 'FIELD_CONFLICT' });
     expect(failureOf(result)?.message).toContain('"helm"');
+  });
+
+  it('GIVEN an object annotated baton.dev/conflicts: Report WHEN another manager owns a field THEN the rest is applied, that field is left to its manager and the step says so', async () => {
+    const inst = instance();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: inst.namespace } });
+    await client.apply(inNs({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { key: 'theirs' } }, inst.namespace), { fieldManager: 'helm' });
+    const polite: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', annotations: { 'baton.dev/conflicts': 'Report' } }, data: { key: 'ours', other: 'mine' } };
+    const result = await run(inst, plan('deploy', [{ name: 'p', steps: [step('s', [apply(polite)])] }]));
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: inst.namespace, name: 'shared' }))?.['data']).toEqual({ key: 'theirs', other: 'mine' });
+    const stepState = result.kind === 'ran' ? result.execution.run.phases[0]?.steps[0]?.state : undefined;
+    const message = stepState && 'message' in stepState ? stepState.message : '';
+    expect(message).toContain('fields left to other managers: ConfigMap');
+    expect(message).toContain('.data.key ("helm")');
+  });
+
+  it('GIVEN an object annotated baton.dev/apply: IfNotPresent WHEN it already exists THEN it is left as it is; WHEN it is absent THEN it is created', async () => {
+    const inst = instance();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: inst.namespace } });
+    await client.apply(inNs({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seeded' }, data: { key: 'edited-by-people' } }, inst.namespace), { fieldManager: 'kubectl' });
+    const seed = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations: { 'baton.dev/apply': 'IfNotPresent' } }, data: { key: 'initial' } });
+    const result = await run(inst, plan('deploy', [{ name: 'p', steps: [step('s', [apply(seed('seeded')), apply(seed('fresh'))])] }]));
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: inst.namespace, name: 'seeded' }))?.['data']).toEqual({ key: 'edited-by-people' });
+    expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: inst.namespace, name: 'fresh' }))?.['data']).toEqual({ key: 'initial' });
   });
 
   it.each([

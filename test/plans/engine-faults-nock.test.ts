@@ -102,14 +102,16 @@ describe('the plan engine under injected API faults (nock in front of the simula
     expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' }))?.['data']).toEqual({ key: 'value' });
   });
 
-  it('GIVEN the apply answers a field conflict WHEN the plan runs THEN the step ends FATAL_ERROR naming the manager that owns the field, without retrying', async () => {
+  it('GIVEN the apply answers a field conflict to an object that does not take fields (baton.dev/conflicts: Fail) WHEN the plan runs THEN the step ends FATAL_ERROR naming the manager that owns the field, without retrying', async () => {
     const ns = newNamespace();
     const conflict = status(409, 'Conflict', 'Apply failed with 1 conflict: conflict with "helm" using v1: .data.key', {
       details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "helm" using v1', field: '.data.key' }] },
     });
     const scope = nock(cluster.url, { allowUnmocked: true }).patch(applyPath(ns, 'settings')).query(true).reply(409, conflict, JSON_TYPE);
     const events: EngineEvent[] = [];
-    const result = await runPlan(ns, [configMap(ns, 'settings')], events);
+    const strict = configMap(ns, 'settings');
+    strict.metadata.annotations = { 'baton.dev/conflicts': 'Fail' };
+    const result = await runPlan(ns, [strict], events);
 
     expect(scope.isDone()).toBe(true);
     expect(result.kind).toBe('ran');

@@ -1,3 +1,4 @@
+import type { BatchAction } from '../../src/render/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../src/plans/checkpoint.js';
 import type { EngineEvent } from '../../src/plans/events.js';
@@ -158,15 +159,24 @@ describe('the plan engine against an in-memory API', () => {
     expect(h.events.filter((e) => e.type === 'step-error').map((e) => e.type === 'step-error' && e.attempt)).toEqual([1, 2]);
   });
 
-  it('reports a field conflict with the manager that owns the field, and does not force silently', async () => {
+  it('GIVEN a field another manager owns WHEN the plan applies THEN Git wins by default: the apply takes the field (force)', async () => {
     h = harness();
     autoReady(h.kube);
     h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
-    const result = await h.run({ deploy: twoSteps });
-    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toMatch(/\.spec\.replicas owned by "kubectl-edit".*force: true/);
+    expect(outcome(await h.run({ deploy: twoSteps }))).toBe('complete');
   });
 
-  it('takes ownership when the task says force: true', async () => {
+  it('GIVEN a task with force: false WHEN another manager owns a field THEN the step fails FIELD_CONFLICT naming the manager (the strict behaviour, now opt-in)', async () => {
+    h = harness();
+    autoReady(h.kube);
+    h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
+    const strict: BatchAction = { ...apply(obj('apps/v1', 'Deployment', 'web')), noForce: true } as BatchAction;
+    const result = await h.run({ deploy: plan('deploy', [{ name: 'main', steps: [step('servers', [strict])] }]) });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error).toMatchObject({ code: 'FIELD_CONFLICT' });
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' && result.execution.error.message).toMatch(/\.spec\.replicas owned by "kubectl-edit".*force: false/);
+  });
+
+  it('takes ownership when the task says force: true (kept: now the default)', async () => {
     h = harness();
     autoReady(h.kube);
     h.kube.foreignManagers.set('apps/v1/Deployment/shop/web', 'kubectl-edit');
@@ -384,3 +394,63 @@ async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describe('a failed desired state: never recorded as applied, retried with backoff', () => {
+  const withReplicas = (n: number, over: Partial<DesiredState> = {}): DesiredState => desired({ values: { REPLICAS: n }, ...over });
+  const update = plan('update', [{ name: 'main', steps: [step('servers', [apply(obj('apps/v1', 'Deployment', 'web'))])] }]);
+  const backup = plan('backup', [{ name: 'main', steps: [step('snapshot', [apply(cm('backup'))])] }]);
+  const plans = { deploy: twoSteps, update, backup };
+
+  it('GIVEN an update that ended FATAL_ERROR WHEN a backup completes after it THEN the checkpoint still says the old values are applied and the failed update waits for its retry', async () => {
+    h = harness();
+    autoReady(h.kube);
+    let now = Date.parse('2026-03-01T00:00:00Z');
+    const clock = { now: () => now, sleep: (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => { const t = setTimeout(resolve, Math.min(ms, 20)); signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason as Error); }); }) };
+    expect(outcome(await h.run(plans, { desired: withReplicas(3), clock }))).toBe('complete');
+
+    h.kube.fault = (verb) => (verb === 'apply' ? apiError(422, 'Invalid', 'spec.replicas: Invalid value') : undefined);
+    expect(outcome(await h.run(plans, { desired: withReplicas(2), clock }))).toBe('failed');
+    h.kube.fault = () => undefined;
+    let cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.applied?.values).toEqual({ REPLICAS: '3' });
+    expect(cp?.target).toMatchObject({ plan: 'update', values: { REPLICAS: '2' }, failure: { attempts: 1, code: 'KUBE_INVALID', phase: 'main', step: 'servers', nextRetryAt: '2026-03-01T00:01:00.000Z' } });
+
+    // A backup requested through Git runs against the desired state but records nothing as applied.
+    const requested = await h.run(plans, { desired: withReplicas(2, { request: { id: 'r-1', plan: 'backup', args: {} } }), clock });
+    expect(requested.kind === 'ran' && requested.execution.run.plan).toBe('backup');
+    expect(outcome(requested)).toBe('complete');
+    cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.applied?.values).toEqual({ REPLICAS: '3' });
+    expect(cp?.target?.failure?.attempts).toBe(1);
+
+    // Before its backoff has passed the failed update waits, and says until when.
+    const waiting = await h.run(plans, { desired: withReplicas(2), clock });
+    expect(waiting).toEqual({ kind: 'nothing', reason: 'the failed update is retried at 2026-03-01T00:01:00.000Z', retryAt: '2026-03-01T00:01:00.000Z' });
+
+    // Once it has passed, the same plan runs again for the same desired state, and its success records it as applied.
+    now += 61_000;
+    const retried = await h.run(plans, { desired: withReplicas(2), clock });
+    expect(retried.kind === 'ran' && retried.execution.run).toMatchObject({ plan: 'update', reason: 'retry 2 of the failed update', state: { status: 'COMPLETE' } });
+    cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.applied).toMatchObject({ values: { REPLICAS: '2' }, plan: 'update' });
+    expect(cp?.target?.failure).toBeUndefined();
+  });
+
+  it('GIVEN a failed update WHEN it fails again THEN the backoff doubles; WHEN asked to retry now (a new commit, baton apply) THEN it runs at once', async () => {
+    h = harness();
+    autoReady(h.kube);
+    const now = Date.parse('2026-03-01T00:00:00Z');
+    const clock = { now: () => now, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20))) };
+    await h.run(plans, { desired: withReplicas(3), clock });
+    h.kube.fault = (verb) => (verb === 'apply' ? apiError(422, 'Invalid', 'bad') : undefined);
+    await h.run(plans, { desired: withReplicas(2), clock, retry: { initialMs: 10_000, maxMs: 15_000 } });
+    expect(outcome(await h.run(plans, { desired: withReplicas(2), clock, retry: { initialMs: 10_000, maxMs: 15_000 }, retryNow: true }))).toBe('failed');
+    expect((await h.store.load(INSTANCE))?.checkpoint.target?.failure).toMatchObject({ attempts: 2, nextRetryAt: '2026-03-01T00:00:15.000Z' });
+    // A new desired state replaces the failed one at once, with a fresh count.
+    h.kube.fault = () => undefined;
+    expect(outcome(await h.run(plans, { desired: withReplicas(4), clock }))).toBe('complete');
+    const cp = (await h.store.load(INSTANCE))?.checkpoint;
+    expect(cp?.applied?.values).toEqual({ REPLICAS: '4' });
+    expect(cp?.target?.failure).toBeUndefined();
+  });
+});

@@ -67,7 +67,8 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     // (On stderr, so that `-o json` output stays JSON.)
     const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_level, message) => io.stderr(`warning: ${mask(message)}\n`) }) : undefined;
     const record = events?.listener(() => source.sensitiveValues);
-    const result = await reconcileSource(client, source, record ? (e) => { print.event(e); record(e); } : print.event);
+    // A person running apply asks for the desired state now: a failed one is retried at once.
+    const result = await reconcileSource(client, source, record ? (e) => { print.event(e); record(e); } : print.event, { retryNow: true });
     await events?.flush();
     print.done();
     if (flags.output === 'json') io.stdout(`${JSON.stringify(mask(resultJson(source, result)), null, 2)}\n`);

@@ -46,6 +46,10 @@ export function registerHistory(program: Command, io: CliIO): void {
         return;
       }
       if (entries.length === 0) io.stdout('no operations recorded\n');
-      for (const e of entries) io.stdout(`${e.date}  ${e.commit.slice(0, 10)}  ${e.summary}${e.sourceCommit ? `  (source ${e.sourceCommit.slice(0, 10)})` : ''}\n`);
+      for (const e of entries) {
+        // Sync and health apart from the plan's own result: `[sync Failed, health Degraded]`.
+        const live = [e.sync ? `sync ${e.sync}` : '', e.health ? `health ${e.health}` : ''].filter(Boolean).join(', ');
+        io.stdout(`${e.date}  ${e.commit.slice(0, 10)}  ${e.summary}${live ? `  [${live}]` : ''}${e.sourceCommit ? `  (source ${e.sourceCommit.slice(0, 10)})` : ''}\n`);
+      }
     });
 }

@@ -1,0 +1,27 @@
+/** The simulated cluster in a process of its own, for benches that measure a client against it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Starts the simulator (controllers off) writing its kubeconfig; ending the child's stdin stops it. */
+export async function clusterProcess(kubeconfigOut: string): Promise<ChildProcess> {
+  const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
+  const code = [
+    `const { startCluster } = await import(${JSON.stringify(entry)});`,
+    `const c = await startCluster({ controllers: false, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
+    `process.stdout.write('ready\\n');`,
+    `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
+    `process.stdin.resume();`,
+  ].join('\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) resolve();
+    });
+    child.once('exit', (c) => reject(new Error(`simulated cluster exited with ${c}`)));
+  });
+  return child;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}

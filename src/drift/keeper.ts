@@ -1,0 +1,131 @@
+/**
+ * What the agent runs to hold the cluster to Git: which instances are due for a drift check (each
+ * on its own interval, or all at once on demand), their renders cached by content id (an unchanged
+ * instance and framework is never rendered twice), one sweep for all that are due, the last result
+ * per instance, and repairs with the cached renders. One sweep at a time.
+ */
+import type { KubeClient } from '../kube/client.js';
+import type { CheckpointStore, InstanceKey } from '../plans/checkpoint.js';
+import { systemClock } from '../plans/clock.js';
+import type { EventListener } from '../plans/events.js';
+import type { EngineHooks } from '../plans/hooks.js';
+import { desiredSetOf, type DesiredSource } from './desired.js';
+import { DEFAULT_FIGHT, type FightSettings } from './fight.js';
+import { repair, type RepairResult } from './repair.js';
+import type { DriftSettings } from './settings.js';
+import { sweep, type DesiredSet } from './sweep.js';
+import type { InstanceDrift, SweepReport } from './types.js';
+
+export interface KeeperInstance {
+  key: InstanceKey;
+  /** Content id of the desired state (instance file, framework version, ...): the render cache key. */
+  contentId: string;
+  settings: DriftSettings;
+  /** The client repairs write with (a tenant's impersonated account); the keeper's own when absent. Sweeps read with the keeper's. */
+  client?: KubeClient;
+  /** Loads the desired state and its renderer; called only when the cache misses. */
+  load(): Promise<DesiredSource>;
+}
+
+export interface DriftKeeperOptions {
+  client: KubeClient;
+  hooks: EngineHooks;
+  store: CheckpointStore;
+  now?: () => Date;
+  fight?: FightSettings;
+  /** Every finished sweep, with its duration (metrics). */
+  onSweep?: (report: SweepReport, seconds: number) => void;
+}
+
+const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
+
+export class DriftKeeper {
+  private readonly lastCheck = new Map<string, number>();
+  private readonly results = new Map<string, InstanceDrift>();
+  private readonly renders = new Map<string, { contentId: string; set: Promise<DesiredSet> }>();
+  private running: Promise<SweepReport> | undefined;
+
+  constructor(private readonly options: DriftKeeperOptions) {}
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** The instances whose interval has passed since their last check (all of them when `force`). */
+  due(instances: readonly KeeperInstance[], force = false): KeeperInstance[] {
+    const now = this.now().getTime();
+    return instances.filter((i) => force || (this.lastCheck.get(keyOf(i.key)) ?? -Infinity) + i.settings.intervalMs <= now);
+  }
+
+  /** When the next of these instances is due (ms since epoch). */
+  nextDueAt(instances: readonly KeeperInstance[]): number | undefined {
+    let min: number | undefined;
+    for (const i of instances) {
+      const at = (this.lastCheck.get(keyOf(i.key)) ?? 0) + i.settings.intervalMs;
+      min = Math.min(min ?? Infinity, at);
+    }
+    return min;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after it). */
+  async check(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+    while (this.running) await this.running.catch(() => undefined);
+    const started = this.now().getTime();
+    const run = sweep({
+      client: this.options.client,
+      hooks: this.options.hooks,
+      now: () => this.now(),
+      instances: instances.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
+    });
+    this.running = run;
+    // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
+    for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
+    try {
+      const report = await run;
+      for (const d of report.instances) this.results.set(keyOf(d.instance), d);
+      this.options.onSweep?.(report, (this.now().getTime() - started) / 1000);
+      return report;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  result(key: InstanceKey): InstanceDrift | undefined {
+    return this.results.get(keyOf(key));
+  }
+
+  /** The cached desired objects of an instance (rendered again when its content id changed). */
+  desiredOf(i: KeeperInstance): Promise<DesiredSet> {
+    const hit = this.renders.get(keyOf(i.key));
+    if (hit?.contentId === i.contentId) return hit.set;
+    const set = i.load().then((source) => desiredSetOf(source));
+    // A failed render is not cached: the next sweep tries again.
+    set.catch(() => { if (this.renders.get(keyOf(i.key))?.set === set) this.renders.delete(keyOf(i.key)); });
+    this.renders.set(keyOf(i.key), { contentId: i.contentId, set });
+    return set;
+  }
+
+  /** Repairs what the last sweep found drifted for this instance (with the cached renders). */
+  async repair(i: KeeperInstance, drift: InstanceDrift, extra: { signal?: AbortSignal; onEvent?: EventListener } = {}): Promise<RepairResult> {
+    const desired = await this.desiredOf(i);
+    const result = await repair({
+      client: i.client ?? this.options.client, hooks: this.options.hooks, store: this.options.store, instance: i.key, drifted: drift.objects, desired,
+      frameworkVersion: desired.state.frameworkVersion, fight: this.options.fight ?? DEFAULT_FIGHT, clock: { ...systemClock, now: () => this.now().getTime() },
+      ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onEvent ? { onEvent: extra.onEvent } : {}),
+    });
+    // Repaired objects are no longer drifted; the next sweep confirms it.
+    if (result.kind === 'complete') this.results.set(keyOf(i.key), { ...drift, objects: drift.objects.filter((o) => !result.repaired.includes(o)) });
+    return result;
+  }
+
+  /** Forgets an instance (removed from Git). */
+  forget(key: InstanceKey): void {
+    this.lastCheck.delete(keyOf(key));
+    this.results.delete(keyOf(key));
+    this.renders.delete(keyOf(key));
+  }
+}

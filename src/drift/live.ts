@@ -1,0 +1,87 @@
+/**
+ * The live side of a sweep, read with lists, never one request per object: per kind, one list
+ * across all namespaces by Baton's `managed-by` label (a namespace list instead when the kind lives
+ * in one or two namespaces, or when the agent may not list cluster-wide). Pages of 500. A kind the
+ * cluster no longer serves, or a list that fails, is reported per kind and namespace so the sweep
+ * goes on for everything else.
+ */
+import type { KubeClient } from '../kube/client.js';
+import { KubeApiError } from '../kube/errors.js';
+import type { KubeObject } from '../kube/object.js';
+import { errorMessage } from '../errors.js';
+import { LABEL_MANAGED_BY, MANAGED_BY_VALUE } from '../render/labels.js';
+import type { SweepStats } from './types.js';
+
+export const MANAGED_SELECTOR = `${LABEL_MANAGED_BY}=${MANAGED_BY_VALUE}`;
+const PAGE = 500;
+/** Up to this many namespaces a kind is listed namespace by namespace (cheaper than a cluster-wide list). */
+const PER_NAMESPACE_MAX = 2;
+
+export interface KindQuery {
+  apiVersion: string;
+  kind: string;
+  /** Namespaces holding objects of this kind ('' for cluster-scoped objects). */
+  namespaces: ReadonlySet<string>;
+}
+
+export interface KindListing {
+  /** Live objects by `namespace/name` ('' namespace when cluster-scoped). */
+  objects: Map<string, KubeObject>;
+  /** The cluster no longer serves the kind (its CRD was deleted): the message says so. */
+  gone?: string;
+  /** Namespaces whose list failed ('*' when the cluster-wide list failed), with the error. */
+  failed: Map<string, string>;
+}
+
+const goneMessage = (q: KindQuery): string => `the cluster no longer serves ${q.kind} (${q.apiVersion}): was its CustomResourceDefinition deleted?`;
+
+export const liveKey = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
+
+export async function listKind(client: KubeClient, query: KindQuery, selector: string, stats: SweepStats): Promise<KindListing> {
+  const out: KindListing = { objects: new Map(), failed: new Map() };
+  let namespaced: boolean;
+  try {
+    namespaced = (await client.resourceFor(query.apiVersion, query.kind)).namespaced;
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) out.gone = goneMessage(query);
+    else out.failed.set('*', errorMessage(err));
+    return out;
+  }
+  const namespaces = [...query.namespaces].filter((n) => n !== '');
+  if (!namespaced) {
+    await listInto(client, query, undefined, selector, stats, out, '*');
+    return out;
+  }
+  if (namespaces.length > PER_NAMESPACE_MAX) {
+    const ok = await listInto(client, query, undefined, selector, stats, out, '*', true);
+    if (ok !== 'forbidden') return out;
+    out.failed.delete('*');
+  }
+  for (const ns of namespaces) await listInto(client, query, ns, selector, stats, out, ns);
+  return out;
+}
+
+/** Lists page by page into `out`; 'forbidden' when a cluster-wide list is not allowed (the caller falls back). */
+async function listInto(client: KubeClient, q: KindQuery, namespace: string | undefined, selector: string, stats: SweepStats, out: KindListing, failKey: string, fallback = false): Promise<'ok' | 'failed' | 'forbidden'> {
+  let token: string | undefined;
+  try {
+    do {
+      const page = await client.list(q.apiVersion, q.kind, namespace, { labelSelector: selector, limit: PAGE, ...(token ? { continue: token } : {}) });
+      stats.requests++;
+      stats.lists++;
+      for (const item of page.items) out.objects.set(liveKey(item.metadata.namespace, item.metadata.name ?? ''), item);
+      token = page.continue;
+    } while (token !== undefined);
+    return 'ok';
+  } catch (err) {
+    stats.requests++;
+    if (fallback && err instanceof KubeApiError && err.status === 403) return 'forbidden';
+    // A collection answers 404 only when its resource is not served (any more): discovery was stale.
+    if (err instanceof KubeApiError && err.status === 404) {
+      out.gone = goneMessage(q);
+      return 'failed';
+    }
+    out.failed.set(failKey, errorMessage(err));
+    return 'failed';
+  }
+}
