@@ -33,6 +33,8 @@ export interface ReconcileOptions {
    */
   renderedObjects?(): Promise<ObjectRef[]>;
   onEvent?: EventListener;
+  /** The commit whose desired state this is: recorded in a run started now (PlanRun.sourceCommit). */
+  sourceCommit?: string;
   /**
    * Supersede (newer desired state, a lost lease, shutdown): the running step's applies complete, its
    * gate wait or retry backoff stops, and the reconcile returns with outcome `superseded`.
@@ -93,7 +95,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return {
         ...rest,
         ...(recordsApplied ? { applied: { frameworkVersion: options.desired.frameworkVersion, frameworkHash: options.desired.frameworkHash, values: desiredStoredValues(options.desired) } } : {}),
-        active: newRun(plan, reason, args),
+        active: newRun(plan, reason, args, undefined, options.sourceCommit),
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
     });

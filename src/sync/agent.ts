@@ -19,6 +19,8 @@ import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceR
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
 import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
 import { StatusWriter } from './status-writer.js';
+import type { RecordBook } from './status-reporter.js';
+import { SourceCommits } from './source-commit.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 
@@ -92,7 +94,13 @@ const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
 export class Agent {
   readonly store: ObjectStore;
   readonly writer: StatusWriter;
+  /** The last status written for each instance (committed or queued): the record transitions are derived against. */
   private readonly statuses = new Map<string, InstanceStatus>();
+  private readonly records: RecordBook = {
+    get: (key) => this.statuses.get(keyString(key)),
+    set: (key, status) => { if (status) this.statuses.set(keyString(key), status); else this.statuses.delete(keyString(key)); },
+  };
+  private readonly sources: SourceCommits;
   private readonly parseCache: ParseCache = new Map();
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
@@ -116,6 +124,7 @@ export class Agent {
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
     });
+    this.sources = new SourceCommits(this.store);
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.log = options.log ?? (() => undefined);
   }
@@ -148,12 +157,14 @@ export class Agent {
       return { commit, reports: refusalReports };
     }
     const tree = await this.store.at(commit);
+    // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
+    const source = await this.sources.userCommitOf(commit);
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache);
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
-      const job = this.jobFor(key, d, commit, tree, now);
+      const job = this.jobFor(key, d, source, tree, now);
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
@@ -163,7 +174,7 @@ export class Agent {
         jobs.push(this.forget(previous));
         continue;
       }
-      if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
+      if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, source, tree, undefined, 'instance file removed'));
     }
     if (options.wait === false) {
       void Promise.all(jobs).then((reports) => { if (this.settled(reports, desired)) this.lastCommit = commit; });
@@ -211,6 +222,7 @@ export class Agent {
       this.refused = await this.instancesChangedBy(refusal.commit, verified);
     }
     const { keys, named } = this.refused;
+    const source = await this.userCommitOf(verified);
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
@@ -225,7 +237,7 @@ export class Agent {
       if (key === undefined) continue;
       const status = await reportCommitRefusal(this.runDeps(), {
         // Never the refused commit as the source of what runs (a later removal loads content from it).
-        key, commit: verified ?? previous?.sourceCommit ?? refusal.commit,
+        key, commit: source ?? previous?.sourceCommit ?? refusal.commit,
         ...(previous ? { previous } : {}), ...(d?.framework ? { framework: d.framework } : {}),
         schedules: previous?.schedules ?? [],
         refusal: { code, message, at: this.now().toISOString(), commit: refusal.commit },
@@ -237,6 +249,10 @@ export class Agent {
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
     return reports;
+  }
+
+  private async userCommitOf(commit: string | undefined): Promise<string | undefined> {
+    return commit === undefined ? undefined : this.sources.userCommitOf(commit);
   }
 
   /**
@@ -271,7 +287,7 @@ export class Agent {
 
   private runDeps(): InstanceRunDeps {
     return {
-      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
+      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, records: this.records,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
     };

@@ -1,7 +1,8 @@
 /**
- * Writes status files back to Git: coalesces updates, commits them without a working tree on top of
- * the branch tip (one commit per instance per flush, so every commit's trailers describe one
- * instance), and pushes safely. A rejected push fetches, replays the unpushed status commits on the
+ * Writes status files back to Git: one commit per transition (each update submitted is one), made
+ * without a working tree on top of the branch tip, in the order submitted; updates arriving within the
+ * coalescing window share one push. A later update never replaces an earlier one not yet committed:
+ * every commit's trailers describe one transition of one instance. Pushes are safe. A rejected push fetches, replays the unpushed status commits on the
  * new tip and retries with backoff: never a force-push. Unpushed commits are kept under a ref in the
  * agent's persistent bare clone, so a restarted agent pushes them: no transition goes missing.
  */
@@ -52,7 +53,7 @@ export class StatusPushError extends BatonError {
 export class StatusWriter {
   /** The unpushed status commits, oldest first, end at this ref of the bare clone. */
   readonly pendingRef: string;
-  private readonly queued = new Map<string, StatusUpdate>();
+  private queued: StatusUpdate[] = [];
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private mayHaveUnpushed = true;
@@ -63,9 +64,9 @@ export class StatusWriter {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
   }
 
-  /** Queues an update; it is committed at the end of the coalescing window (or by flush()). */
+  /** Queues an update (one transition); it is committed at the end of the coalescing window (or by flush()). */
   submit(update: StatusUpdate): void {
-    this.queued.set(update.path, update);
+    this.queued.push(update);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush().catch(() => undefined);
@@ -76,8 +77,8 @@ export class StatusWriter {
   flush(): Promise<void> {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     const run = this.chain.then(async () => {
-      const updates = [...this.queued.values()];
-      this.queued.clear();
+      const updates = this.queued;
+      this.queued = [];
       if (updates.length > 0) await this.commitAll(updates);
       await this.push();
     });
@@ -90,7 +91,7 @@ export class StatusWriter {
    * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
    */
   flushIfPending(): Promise<void> {
-    return this.queued.size > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
+    return this.queued.length > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
   }
 
   /** Stops the coalescing timer (call flush() first to keep queued updates). */
@@ -99,7 +100,7 @@ export class StatusWriter {
   }
 
   get queuedCount(): number {
-    return this.queued.size;
+    return this.queued.length;
   }
 
   private async base(): Promise<string | undefined> {
@@ -113,12 +114,11 @@ export class StatusWriter {
     this.mayHaveUnpushed = true;
   }
 
-  /** One status commit on `parent`; returns the parent unchanged when the file would not change. */
-  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string | undefined> {
+  /** One status commit on `parent`: a transition is recorded even when the file did not change. */
+  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string> {
     const { store } = this.options;
     const baseTree = parent === undefined ? undefined : await store.treeOfCommit(parent);
     const tree = await writeTreeWith(store, baseTree, new Map([[path, content]]));
-    if (tree === baseTree) return parent;
     this.commits += 1;
     return writeCommit(store, {
       tree, parents: parent === undefined ? [] : [parent], message, author: this.options.author,
