@@ -56,7 +56,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const clock = options.clock ?? systemClock;
   const emit = safeEmitter(options.onEvent);
   const stored = await options.store.load(options.instance);
-  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit);
+  const retry = { hooks: options.hooks, clock, ...(options.signal ? { signal: options.signal } : {}) };
+  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, retry);
   const decision = decide(session.checkpoint.active, selectPlan(previousStateOf(stored?.checkpoint), options.desired));
   const exec: ExecutorOptions = {
     client: options.client,

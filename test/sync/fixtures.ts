@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import type { ClusterOptions } from '../../src/cluster/index.js';
 import { GitMirror } from '../../src/git/index.js';
 import type { KubeClient } from '../../src/kube/client.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
@@ -118,9 +119,9 @@ export function testAgent(mirror: GitMirror, client: KubeClient, renderer: Rende
   });
 }
 
-export async function agentWorld(): Promise<AgentWorld> {
+export async function agentWorld(clusterOptions: ClusterOptions = {}): Promise<AgentWorld> {
   const sandbox = gitSandbox();
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster(clusterOptions);
   const origin = join(sandbox.dir, 'origin.git');
   execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
   const user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
