@@ -21,6 +21,7 @@ import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus
 import { StatusWriter } from './status-writer.js';
 import type { RecordBook } from './status-reporter.js';
 import { SourceCommits } from './source-commit.js';
+import type { Fence } from '../fencing/index.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 
@@ -58,6 +59,8 @@ export interface AgentOptions {
   commitRefusal?: () => CommitRefusal | undefined;
   /** Records Kubernetes Events for plans (see plans/kube-events.ts); flushed on stop. */
   kubeEvents?: KubeEventRecorder;
+  /** The leader's fence (see fencing/): status pushes check it and commits carry its lease term. */
+  fence?: Fence;
 }
 
 export interface CommitRefusal {
@@ -123,6 +126,13 @@ export class Agent {
       ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
+      ...(options.fence ? { fence: options.fence } : {}),
+      // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
+      onDropped: (count) => {
+        this.log('warn', `dropped ${count} unpushed status commits: an agent with a newer lease term wrote status meanwhile`);
+        this.statuses.clear();
+        this.statusesLoaded = false;
+      },
     });
     this.sources = new SourceCommits(this.store);
     this.semaphore = new Semaphore(options.concurrency ?? 4);

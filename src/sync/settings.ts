@@ -26,6 +26,9 @@ export interface AgentFlags {
   /** true/false from --leader-election / --no-leader-election; undefined: on unless --once. */
   leaderElection?: boolean;
   leaseNamespace?: string;
+  leaseDuration?: string;
+  renewDeadline?: string;
+  leaseRetry?: string;
   verifySignatures?: string;
   signingKey?: string;
   /** false from --no-events. */
@@ -51,6 +54,8 @@ export interface AgentSettings {
   /** One active agent per repository and branch, elected on a Lease (see leader.ts). */
   leaderElection: boolean;
   leaseNamespace?: string;
+  /** Lease timing (client-go's): duration > renew deadline > retry period. */
+  lease: LeaseTiming;
   /** SSH allowed-signers file: only commits signed by these keys are applied (see git/verify.ts). */
   verifySignatures?: string;
   /** SSH private key (no passphrase) that signs status commits. */
@@ -67,6 +72,14 @@ export class SettingsError extends BatonError {
 
 export const DEFAULT_INTERVAL_MS = 60_000;
 
+export interface LeaseTiming {
+  durationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export const DEFAULT_LEASE: LeaseTiming = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
 /** Flags and environment only: enough to find and fetch the repository. */
 export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: string): AgentSettings {
   const pick = (flag: string | undefined, envKey: string): { value: string; source: string } | undefined =>
@@ -82,6 +95,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const listen = pick(flags.listen, 'BATON_LISTEN');
   const dataDir = pick(flags.dataDir, 'BATON_DATA_DIR');
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
+  const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
@@ -101,12 +115,32 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(listen ? { listen: listen.value } : {}),
     ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
     leaderElection: flags.leaderElection ?? flags.once !== true,
+    lease,
     events: eventsSetting(flags, env),
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
     ...(signingKey ? { signingKey: signingKey.value } : {}),
   };
   return settings;
+}
+
+type Picked = { value: string; source: string } | undefined;
+
+/** Lease timing from flags or environment, defaults otherwise; the three must keep client-go's order. */
+function leaseTiming(duration: Picked, deadline: Picked, retry: Picked): LeaseTiming {
+  const out: LeaseTiming = {
+    durationMs: duration ? durationMs(duration.value, duration.source, '--lease-duration') : DEFAULT_LEASE.durationMs,
+    renewDeadlineMs: deadline ? durationMs(deadline.value, deadline.source, '--renew-deadline') : DEFAULT_LEASE.renewDeadlineMs,
+    retryPeriodMs: retry ? durationMs(retry.value, retry.source, '--lease-retry') : DEFAULT_LEASE.retryPeriodMs,
+  };
+  if (out.durationMs < 1000) throw new SettingsError(duration?.source ?? 'default', '--lease-duration', 'at least 1s', duration?.value ?? '');
+  if (!(out.renewDeadlineMs < out.durationMs)) {
+    throw new SettingsError(deadline?.source ?? duration?.source ?? 'default', '--renew-deadline', `a duration shorter than the lease duration (${out.durationMs} ms)`, deadline?.value ?? `${out.renewDeadlineMs}ms`);
+  }
+  if (!(out.retryPeriodMs < out.renewDeadlineMs)) {
+    throw new SettingsError(retry?.source ?? deadline?.source ?? 'default', '--lease-retry', `a duration shorter than the renew deadline (${out.renewDeadlineMs} ms)`, retry?.value ?? `${out.retryPeriodMs}ms`);
+  }
+  return out;
 }
 
 /** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */

@@ -14,8 +14,11 @@ import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/tra
 import type { ObjectStore } from '../git/tree.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
+import type { Fence } from '../fencing/index.js';
 
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
+/** The lease term of the leader that wrote a status commit (absent without leader election). */
+export const LEASE_TERM_TRAILER = 'Baton-Lease-Term';
 
 export interface StatusUpdate {
   /** Repository path, e.g. `status/prod/redis.yaml`. */
@@ -42,11 +45,27 @@ export interface StatusWriterOptions {
   backoffMs?: number;
   /** Called on each rejected push (metrics). */
   onRetry?: (attempt: number) => void;
+  /**
+   * The leader's fence: checked before every push, and its term goes into every commit
+   * (`Baton-Lease-Term`). Without it (no leader election) pushes are not fenced.
+   */
+  fence?: Fence;
+  /**
+   * Unpushed status commits were dropped because a newer leader (a newer lease term) wrote status
+   * meanwhile: what this writer queued is no longer the record (reload it from the branch).
+   */
+  onDropped?: (count: number) => void;
 }
 
 export class StatusPushError extends BatonError {
   constructor(branch: string, attempts: number, cause: unknown) {
     super('STATUS_PUSH_FAILED', `status commits could not be pushed to ${branch} after ${attempts} attempts; they stay queued and are retried`, { branch, attempts }, { cause });
+  }
+}
+
+export class StaleLeaseTermError extends BatonError {
+  constructor(branch: string, mine: number, newer: number) {
+    super('STATUS_LEASE_TERM_STALE', `${branch} has status commits of lease term ${newer}, newer than this agent's ${mine}: another agent leads; its unpushed status commits are dropped`, { branch, mine, newer });
   }
 }
 
@@ -109,7 +128,7 @@ export class StatusWriter {
 
   private async commitAll(updates: StatusUpdate[]): Promise<void> {
     let tip = await this.base();
-    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), messageOf(update));
+    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), this.messageOf(update));
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
     this.mayHaveUnpushed = true;
   }
@@ -133,6 +152,8 @@ export class StatusWriter {
       const tip = await mirror.revParse(this.pendingRef);
       if (tip === undefined) { this.mayHaveUnpushed = false; return; }
       try {
+        // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
+        this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
@@ -150,23 +171,43 @@ export class StatusWriter {
     }
   }
 
-  /** Rebuilds the unpushed status commits ending at `tip` on the freshly fetched branch tip. */
+  /**
+   * Rebuilds the unpushed status commits ending at `tip` on the freshly fetched branch tip. Commits of a
+   * lease term older than one the branch gained meanwhile were written by a deposed leader: they are
+   * dropped, not replayed over the new leader's record (which it derived without them).
+   */
   private async replay(tip: string): Promise<void> {
     const { mirror, store, branch } = this.options;
     const remote = await mirror.revParse(trackingRef(branch));
+    const newer = remote === undefined ? undefined : await this.newestTerm(remote, tip);
     const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
     let base = remote;
+    let dropped = 0;
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
       const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
-      const path = trailer(parseTrailers(commit.message), STATUS_FILE_TRAILER);
+      const trailers = parseTrailers(commit.message);
+      const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
+      const term = Number(trailer(trailers, LEASE_TERM_TRAILER) ?? Number.NaN);
+      if (newer !== undefined && term < newer) { dropped++; continue; }
       const tree = await store.at(sha);
       base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
     }
     await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
+    if (dropped > 0) this.options.onDropped?.(dropped);
+    const mine = this.options.fence?.term;
+    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
   }
-}
 
-function messageOf(update: StatusUpdate): string {
-  return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path]]);
+  /** The newest lease term among the status commits the branch gained that `tip` does not have. */
+  private async newestTerm(remote: string, tip: string): Promise<number | undefined> {
+    const out = await this.options.mirror.read(['log', `--format=%(trailers:key=${LEASE_TERM_TRAILER},valueonly,separator=%x2C)`, remote, '--not', tip]);
+    const terms = out.split(/[\n,]/).map((t) => t.trim()).filter((t) => /^\d+$/.test(t)).map(Number);
+    return terms.length === 0 ? undefined : Math.max(...terms);
+  }
+
+  private messageOf(update: StatusUpdate): string {
+    const term = this.options.fence?.term;
+    return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path], ...(term !== undefined ? [[LEASE_TERM_TRAILER, String(term)] as const] : [])]);
+  }
 }
