@@ -7,13 +7,13 @@
  * the lease (empty holder) so a waiting agent takes over at its next retry.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BatonError, errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { isRecord, type KubeObject } from '../kube/object.js';
 import { LeaseFence } from '../fencing/index.js';
+import { currentProcess, livenessOf, pidNamespace } from '../process-liveness.js';
 
 export const DEFAULT_LEASE_NAMESPACE = 'baton-system';
 
@@ -67,15 +67,6 @@ export function leaseNameFor(repo: string, branch: string): string {
   return `baton-agent-${createHash('sha256').update(`${repo}#${branch}`).digest('hex').slice(0, 12)}`;
 }
 
-/** The pid namespace's inode ('0' when unknown): pids mean the same process only within one. */
-function pidNamespace(): string {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
-  } catch {
-    return '0';
-  }
-}
-
 /** hostname + pid namespace + pid + random suffix, unique even for two agents in one process. */
 export function defaultIdentity(): string {
   return `${hostname()}_${pidNamespace()}_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -88,15 +79,11 @@ export function defaultIdentity(): string {
  */
 export function holderIsDeadLocalProcess(holder: string): boolean {
   const m = /^(.*)_(\d+)_(\d+)_[0-9a-f]{8}$/.exec(holder);
-  if (!m || m[1] !== hostname() || m[2] === '0' || m[2] !== pidNamespace()) return false;
-  const pid = Number(m[3]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  if (!m) return false;
+  const self = currentProcess();
+  // The identity names no boot or start time: only a pid that is gone proves death.
+  if (Number(m[3]) === self.pid) return false;
+  return livenessOf({ host: m[1] ?? '', boot: '', pidNamespace: m[2] ?? '0', pid: Number(m[3]) }, self) === 'dead';
 }
 
 /** Kubernetes MicroTime: RFC 3339 in UTC with exactly 6 fractional digits. */
