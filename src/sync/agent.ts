@@ -21,6 +21,7 @@ import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus
 import { StatusWriter } from './status-writer.js';
 import type { RecordBook } from './status-reporter.js';
 import { SourceCommits } from './source-commit.js';
+import { StepRetryLog } from './retry-log.js';
 import type { Fence } from '../fencing/index.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
@@ -104,6 +105,7 @@ export class Agent {
     set: (key, status) => { if (status) this.statuses.set(keyString(key), status); else this.statuses.delete(keyString(key)); },
   };
   private readonly sources: SourceCommits;
+  private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
@@ -137,6 +139,7 @@ export class Agent {
     this.sources = new SourceCommits(this.store);
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.log = options.log ?? (() => undefined);
+    this.stepRetries = new StepRetryLog(this.log);
   }
 
   /** Prepares the bare clone and pushes status commits a previous agent left unpushed. */
@@ -299,7 +302,7 @@ export class Agent {
     return {
       client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, records: this.records,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
-      ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
+      ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
     };
   }
 

@@ -3,7 +3,7 @@
  * removed, from the commit it was last applied at), reconcile through the plan engine, and report
  * every transition to the status writer. Bad content refuses this instance only.
  */
-import type { EventListener } from '../plans/events.js';
+import type { EngineEvent, EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
@@ -18,6 +18,7 @@ import type { DesiredInstance } from './scan.js';
 import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
 import { StatusReporter, type RecordBook, type ReporterContext } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
+import type { StepRetryLog } from './retry-log.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -43,6 +44,8 @@ export interface InstanceRunDeps {
   onEngineEvent?: EventListener;
   /** Records Kubernetes Events for the run (optional; best effort). */
   kubeEvents?: KubeEventRecorder;
+  /** Logs the retries of failing steps at warn, rate-limited. */
+  stepRetries?: StepRetryLog;
 }
 
 export interface InstanceRunInput {
@@ -109,7 +112,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
-  const listeners = [notePlanStart, reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : [])];
+  const retries = deps.stepRetries;
+  const listeners = [
+    notePlanStart, reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []),
+    ...(retries ? [(e: EngineEvent): void => retries.note(e, source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []),
+  ];
 
   let result: ReconcileResult;
   try {

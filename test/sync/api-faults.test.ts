@@ -1,7 +1,8 @@
 /**
- * API faults on the agent's own writes (issue #11 item 4): a 503 on a checkpoint write is retried like
+ * API faults seen by the agent (issue #11 items 4 and 13): a 503 on a checkpoint write is retried like
  * any transient failure instead of breaking off the reconcile (which then resumed the plan on every
- * poll, committing "started" again each time).
+ * poll, committing "started" again each time); the retries of a failing step are logged at warn,
+ * rate-limited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFaultInjector } from '../../src/cluster/faults/index.js';
@@ -18,7 +19,7 @@ function fastHooks(): EngineHooks {
   return { ...hooks, retryDelayMs: (failure, attempt) => (hooks.retryDelayMs(failure, attempt) === undefined ? undefined : 5) };
 }
 
-describe('API faults on checkpoint writes', () => {
+describe('API faults under the agent', () => {
   const faults = createFaultInjector();
   let world: AgentWorld;
   let client: HttpKubeClient;
@@ -54,5 +55,27 @@ describe('API faults on checkpoint writes', () => {
     expect(check.defects).toEqual([]);
     expect(check.commits.filter((c) => c.event === 'plan-started')).toHaveLength(1);
     expect(check.commits.filter((c) => c.event === 'plan-complete')).toHaveLength(1);
+  });
+
+  it('GIVEN applies of a step answered 503 six times WHEN the agent retries THEN the retries are logged at warn with attempt and next retry, once per interval', async () => {
+    await world.user.pull();
+    world.user.write('instances/faulty/noisy.yaml', instance({ VALUE: 'y' }));
+    world.user.commit('noisy');
+    await world.user.push();
+    faults.setRules([{ verb: 'patch', resource: 'configmaps', name: 'noisy', error: 503, count: 6 }]);
+    const logs: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+    const agent = testAgent(mirrorOf(world, 'agent-noisy'), client, renderer, { hooks: fastHooks(), log: (level, message, fields = {}) => logs.push({ level, message, fields }) });
+    await agent.start();
+    try {
+      expect((await agent.pass()).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
+      expect(faults.rules()[0]?.hits).toBe(6);
+    } finally {
+      faults.clear();
+      await agent.stop();
+    }
+    const retries = logs.filter((l) => l.level === 'warn' && l.message.includes('retrying'));
+    expect(retries).toHaveLength(1);
+    expect(retries[0]?.message).toMatch(/^faulty\/noisy: deploy step main\/main failed \(attempt 1\): .+; retrying in \d+ ms$/);
+    expect(retries[0]?.fields).toMatchObject({ instance: 'faulty/noisy', attempt: 1, nextRetry: expect.stringMatching(/^\d{4}-/) as unknown });
   });
 });
