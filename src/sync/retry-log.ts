@@ -52,7 +52,15 @@ export class StepRetryLog {
       case 'plan-superseded':
         for (const key of this.steps.keys()) if (key.startsWith(`${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000`)) this.steps.delete(key);
         return;
-      default:
+      case 'checkpoint':
+      case 'plan-started':
+      case 'phase-started':
+      case 'phase-complete':
+      case 'phase-failed':
+      case 'step-started':
+      case 'step-waiting':
+      case 'prune':
+      case 'refused':
         return;
     }
   }
