@@ -24,34 +24,21 @@ export class StepRetryLog {
   /** Engine event listener (with the instance's sensitive values, to mask them). */
   note(event: EngineEvent, sensitiveValues: readonly string[]): void {
     switch (event.type) {
-      case 'step-error': {
-        const key = `${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000${event.phase}\u0000${event.step}`;
-        const now = this.options.now?.() ?? Date.now();
-        const state = this.steps.get(key);
-        if (state !== undefined && now - state.loggedAt < (this.options.intervalMs ?? RETRY_LOG_INTERVAL_MS)) {
-          state.quiet++;
-          return;
-        }
-        const more = state !== undefined && state.quiet > 0 ? ` (${state.quiet} more ${state.quiet === 1 ? 'retry' : 'retries'} since the last warning)` : '';
-        this.steps.set(key, { loggedAt: now, quiet: 0 });
-        const who = `${event.instance.namespace}/${event.instance.name}`;
-        const message = maskSensitive(event.error.message, sensitiveValues);
-        const nextRetry = new Date(now + event.retryInMs).toISOString();
-        this.log('warn', `${who}: ${event.plan} step ${event.phase}/${event.step} failed (attempt ${event.attempt}): ${message}; retrying in ${formatDelay(event.retryInMs)}${more}`, {
-          instance: who, plan: event.plan, phase: event.phase, step: event.step, attempt: event.attempt, code: event.error.code, nextRetry,
-        });
+      case 'step-error':
+        this.failed(event, sensitiveValues);
         return;
-      }
       case 'step-complete':
       case 'step-failed':
-        // The step is over: a later failure of it (a new run) is news again.
-        this.forget(`${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000${event.phase}\u0000${event.step}`);
+        // The step is over: a later failure of it is news again.
+        this.steps.delete(stepKey(event));
         return;
       case 'plan-complete':
       case 'plan-failed':
-      case 'plan-superseded':
-        for (const key of this.steps.keys()) if (key.startsWith(`${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000`)) this.steps.delete(key);
+      case 'plan-superseded': {
+        const prefix = `${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000`;
+        for (const key of this.steps.keys()) if (key.startsWith(prefix)) this.steps.delete(key);
         return;
+      }
       case 'checkpoint':
       case 'plan-started':
       case 'phase-started':
@@ -65,9 +52,27 @@ export class StepRetryLog {
     }
   }
 
-  private forget(key: string): void {
-    this.steps.delete(key);
+  private failed(event: Extract<EngineEvent, { type: 'step-error' }>, sensitiveValues: readonly string[]): void {
+    const key = stepKey(event);
+    const now = this.options.now?.() ?? Date.now();
+    const state = this.steps.get(key);
+    if (state !== undefined && now - state.loggedAt < (this.options.intervalMs ?? RETRY_LOG_INTERVAL_MS)) {
+      state.quiet++;
+      return;
+    }
+    const more = state !== undefined && state.quiet > 0 ? ` (${state.quiet} more ${state.quiet === 1 ? 'retry' : 'retries'} since the last warning)` : '';
+    this.steps.set(key, { loggedAt: now, quiet: 0 });
+    const who = `${event.instance.namespace}/${event.instance.name}`;
+    const message = maskSensitive(event.error.message, sensitiveValues);
+    const nextRetry = new Date(now + event.retryInMs).toISOString();
+    this.log('warn', `${who}: ${event.plan} step ${event.phase}/${event.step} failed (attempt ${event.attempt}): ${message}; retrying in ${formatDelay(event.retryInMs)}${more}`, {
+      instance: who, plan: event.plan, phase: event.phase, step: event.step, attempt: event.attempt, code: event.error.code, nextRetry,
+    });
   }
+}
+
+function stepKey(e: { instance: { namespace: string; name: string }; runId: string; phase: string; step: string }): string {
+  return `${e.instance.namespace}/${e.instance.name}\u0000${e.runId}\u0000${e.phase}\u0000${e.step}`;
 }
 
 function formatDelay(ms: number): string {
