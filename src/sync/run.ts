@@ -17,6 +17,7 @@ import { Agent, type AgentLog, type CommitRefusal, type PassReport } from './age
 import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
+import { LeaseFence, fencedClient } from '../fencing/index.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -45,8 +46,11 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const client = await createKubeClient({ ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) });
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
+  // With leader election every cluster write and every status push is fenced by the lease.
+  const fence = settings.leaderElection ? new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }) : undefined;
+  const acting = fence ? fencedClient(client, fence) : client;
   const agent = new Agent({
-    mirror, branch: settings.branch, client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer,
+    mirror, branch: settings.branch, client: acting, checkpoints: new ConfigMapCheckpointStore(acting), hooks: defaultHooks(), renderer,
     author: settings.author, concurrency: settings.concurrency, log: io.log,
     ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}),
     onPushRetry: () => metrics.pushRetries.inc(),
@@ -54,7 +58,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
-    ...(settings.events ? { kubeEvents: new KubeEventRecorder(client, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...(settings.events ? { kubeEvents: new KubeEventRecorder(acting, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...(fence ? { fence } : {}),
   });
   const wake = new Wake();
   const server = settings.listen ? new AgentServer({ metrics, ...(settings.webhookSecret ? { webhookSecret: settings.webhookSecret } : {}), onPush: () => wake.now(), log: io.log }) : undefined;
@@ -93,7 +98,10 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     // Only the lease holder acts; it stops (running steps superseded) before releasing the lease.
     let code = 0;
     const led = await runAsLeader(
-      { client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log },
+      {
+        client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
+        leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, ...(fence ? { fence } : {}),
+      },
       async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
       signal,
     );

@@ -36,10 +36,10 @@ export function unrecordedTransitions(record: PlanRecord | undefined, checkpoint
   const recorded = record?.currentPlan;
   const known = new Set((record?.recentPlans ?? []).map((p) => p.id));
   const out: PlanTransition[] = [];
-  // Runs the checkpoint archived after the recorded one (newest first there): oldest first here. A
-  // record with no plan yet (a refusal) misses every archived run it does not name; no record at all
-  // (a new instance, or a new status branch) only the active run: older runs are not re-told.
-  const at = record === undefined ? 0 : recorded === undefined ? checkpoint.history.length : checkpoint.history.findIndex((r) => r.id === recorded.id);
+  // Runs the checkpoint archived after the recorded one (newest first there): oldest first here. With
+  // no plan on record (a new instance whose first runs were lost in a crash, a refusal, a new status
+  // branch), every archived run the record does not name.
+  const at = recorded === undefined ? checkpoint.history.length : checkpoint.history.findIndex((r) => r.id === recorded.id);
   const newer = at < 0 ? [] : checkpoint.history.slice(0, at).reverse();
   if (recorded !== undefined && recorded.id !== checkpoint.active?.id && at >= 0) {
     const archived = checkpoint.history[at];

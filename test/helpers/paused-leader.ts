@@ -28,10 +28,13 @@ export interface PausedLeaderResult {
 }
 
 /**
- * Runs the scenario once for instance `namespace/name` (a `gatedFramework` instance already pushed).
- * `pauseWhen` chooses the moment A is paused: after its plan's first phase by default.
+ * When A is paused: `gate` with its plan waiting on the gate of phase two; `start` the moment it
+ * starts reconciling the instance; `idle` after it completed the plan (B then runs a new change).
  */
-export async function pausedLeader(world: AgentWorld, namespace: string, name: string, tag: string): Promise<PausedLeaderResult> {
+export type PausePoint = 'gate' | 'start' | 'idle';
+
+/** Runs the scenario once for instance `namespace/name` (a `gatedFramework` instance already pushed). */
+export async function pausedLeader(world: AgentWorld, namespace: string, name: string, tag: string, pauseAt: PausePoint = 'gate'): Promise<PausedLeaderResult> {
   const client = await createKubeClient({ url: world.cluster.url });
   const proxies = [await recordingProxy(world.cluster.url), await recordingProxy(world.cluster.url)] as const;
   const agents: AgentProcess[] = [];
@@ -49,13 +52,34 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
     await a.waitForLog(/became leader/, 60_000);
     const b = start('B', 1);
     await b.waitForLog(/held by another agent/, 60_000);
-    // A waits on the gate of phase two, phase one done.
-    await until(async () => (await checkpoint())?.checkpoint.active?.phases[0]?.state.status === 'COMPLETE', 60_000, `${tag}: phase one of ${namespace}/${name}`);
-    a.signal('SIGSTOP');
-    await b.waitForLog(/became leader/, 60_000);
-    await b.waitForLog(new RegExp(`reconciling ${namespace}/${name}`), 30_000);
-    await releaseGate(client, namespace, `gate-${name}`);
-    const run = (await checkpoint())?.checkpoint.active?.id ?? '';
+    let run: string;
+    if (pauseAt === 'idle') {
+      await releaseGate(client, namespace, `gate-${name}`);
+      await until(async () => (await checkpoint())?.checkpoint.active?.state.status === 'COMPLETE', 60_000, `${tag}: A's completion`);
+      run = (await checkpoint())?.checkpoint.active?.id ?? '';
+      await until(() => git(world.sandbox.env, world.origin, 'log', '--format=%s', `--grep=Baton-Run: ${run}`, 'main').includes('COMPLETE'), 60_000, `${tag}: A's completion commit`);
+      a.signal('SIGSTOP');
+      // New work that B will do, and A would do too when it wakes.
+      await world.user.pull();
+      world.user.write(`instances/${namespace}/${name}.yaml`, world.user.git('show', `HEAD:instances/${namespace}/${name}.yaml`).replace(/VALUE: .*/, `VALUE: "${tag}-changed"`));
+      world.user.commit(`${tag}: change while A is paused`);
+      await world.user.push();
+      await b.waitForLog(/became leader/, 60_000);
+      await until(async () => (await checkpoint())?.checkpoint.active?.id !== run && (await checkpoint())?.checkpoint.active?.state.status === 'COMPLETE', 60_000, `${tag}: B's plan`);
+      run = (await checkpoint())?.checkpoint.active?.id ?? '';
+    } else {
+      if (pauseAt === 'gate') {
+        await until(async () => (await checkpoint())?.checkpoint.active?.phases[0]?.state.status === 'COMPLETE', 60_000, `${tag}: phase one of ${namespace}/${name}`);
+      } else {
+        await a.waitForLog(new RegExp(`reconciling ${namespace}/${name}`), 60_000);
+      }
+      a.signal('SIGSTOP');
+      await b.waitForLog(/became leader/, 60_000);
+      await b.waitForLog(new RegExp(`reconciling ${namespace}/${name}`), 30_000);
+      await releaseGate(client, namespace, `gate-${name}`);
+      await until(async () => (await checkpoint())?.checkpoint.active?.state.status === 'COMPLETE', 60_000, `${tag}: B's plan`);
+      run = (await checkpoint())?.checkpoint.active?.id ?? '';
+    }
     await until(() => git(world.sandbox.env, world.origin, 'log', '--format=%s', `--author=Agent B ${tag}`, `--grep=Baton-Run: ${run}`, 'main').includes('COMPLETE'), 60_000, `${tag}: B's completion`);
     const beforeResume = new Set(commitsBy(`Agent A ${tag}`));
     const resumedAt = Date.now();

@@ -56,8 +56,11 @@ describe('transitions derived from the record and the checkpoint', () => {
     ]);
   });
 
-  it('GIVEN no record at all (a new status branch) WHEN derived THEN only the active run, older runs are not told again', () => {
-    expect(events(undefined, checkpoint(run('b', done(3)), [run('a', done(1))]))).toEqual(['b:plan-started', 'b:plan-complete']);
+  it('GIVEN no record at all (a new instance whose first runs were lost in a crash) WHEN derived THEN every run is told, oldest first', () => {
+    const superseded = { ...run('a', inProgress), state: { ...inProgress, message: 'superseded by deploy' } };
+    expect(events(undefined, checkpoint(run('c', done(3)), [run('b', done(2)), superseded]))).toEqual([
+      'a:plan-started', 'a:plan-superseded', 'b:plan-started', 'b:plan-complete', 'c:plan-started', 'c:plan-complete',
+    ]);
   });
 
   it('GIVEN a run not yet started (PENDING) WHEN derived THEN nothing for it', () => {
