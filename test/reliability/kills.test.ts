@@ -91,6 +91,11 @@ describe('reliability: an agent killed at many points of its plans', () => {
       await proxy.close();
     }
     const final = await check.defects(values);
+    for (const [id, want] of values) {
+      const app = await check.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'kill', name: id.split('/')[1] ?? '' });
+      const annotations = (app?.['spec'] as { template?: { metadata?: { annotations?: Record<string, string> } } } | undefined)?.template?.metadata?.annotations;
+      if (annotations?.value !== want) final.defects.push(`${id}: Deployment template value ${String(annotations?.value)}, expected ${want}`);
+    }
     tally.record(final.defects.map((d) => `at the end: ${d}`));
     tally.report('agent killed at random points of its plans', { runsChecked: final.runs, cleanRuns: final.cleanRuns, killPoints: `${Math.min(...killPoints)}-${Math.max(...killPoints)} writes` });
     expect(tally.defects).toEqual([]);
