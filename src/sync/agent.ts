@@ -134,6 +134,7 @@ export class Agent {
         this.log('warn', `dropped ${count} unpushed status commits: an agent with a newer lease term wrote status meanwhile`);
         this.statuses.clear();
         this.statusesLoaded = false;
+        this.lastCommit = undefined;
       },
     });
     this.sources = new SourceCommits(this.store);

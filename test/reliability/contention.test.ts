@@ -6,6 +6,7 @@
  * in order, each naming a user commit; and against the checkpoints, nothing missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.js';
 import { until } from '../helpers/wait.js';
@@ -15,6 +16,16 @@ import { audit, type Audit } from './world.js';
 
 const PUSHES = Number(process.env.BATON_RELIABILITY_PUSHES ?? 100);
 const NAMES = ['p', 'q', 'r'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 describe('reliability: user pushes racing the agent, with restarts', () => {
   let world: AgentWorld;
@@ -35,8 +46,18 @@ describe('reliability: user pushes racing the agent, with restarts', () => {
 
   it(`GIVEN ${PUSHES} user pushes while plans run and two agent restarts WHEN all settle THEN every transition is in Git once, in order, with its user commit`, async () => {
     const dataDir = join(world.sandbox.dir, 'agent-data');
-    const start = (): AgentProcess => startAgentProcess(['--repo', world.origin, '--data-dir', dataDir, '--interval', '100ms', '--kubeconfig', world.cluster.kubeconfigPath, '--no-events'], world.sandbox.env);
-    let agent = start();
+    let port = 0;
+    const start = async (): Promise<AgentProcess> => {
+      port = await freePort();
+      return startAgentProcess(['--repo', world.origin, '--data-dir', dataDir, '--interval', '100ms', '--kubeconfig', world.cluster.kubeconfigPath, '--no-events', '--listen', `127.0.0.1:${port}`], world.sandbox.env);
+    };
+    /** The agent's rejected-and-rebuilt status pushes so far (its metrics), before it is stopped. */
+    let agentRetries = 0;
+    const countRetries = async (): Promise<void> => {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()).catch(() => '');
+      agentRetries += Number(/^baton_status_push_retries_total (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    let agent = await start();
     await agent.waitForLog(/became leader/, 60_000);
     const values = new Map(NAMES.map((n) => [`race/${n}`, 'start']));
     let rejected = 0;
@@ -44,24 +65,25 @@ describe('reliability: user pushes racing the agent, with restarts', () => {
     for (let i = 0; i < PUSHES; i++) {
       const n = NAMES[i % NAMES.length] ?? 'p';
       values.set(`race/${n}`, `v${i}`);
+      // As fast as git allows: commit and push; only a rejected push pulls (rebases) first.
+      world.user.write(`instances/race/${n}.yaml`, instance({ VALUE: `v${i}` }));
+      world.user.commit(`race ${n} v${i}`);
       for (let attempt = 0; ; attempt++) {
-        await world.user.pull();
-        world.user.write(`instances/race/${n}.yaml`, instance({ VALUE: `v${i}` }));
-        world.user.commit(`race ${n} v${i}`);
         try {
           await world.user.push();
           break;
         } catch (err) {
-          // The agent pushed first: this is contention from the user's side too.
+          // The agent pushed status first: contention from the user's side.
           rejected++;
-          world.user.git('reset', '--quiet', '--hard', 'HEAD~1');
           if (attempt > 30) throw err;
+          await world.user.pull();
         }
       }
       if (i === Math.floor(PUSHES / 3) || i === Math.floor((2 * PUSHES) / 3)) {
+        await countRetries();
         agent.signal('SIGKILL');
         await agent.exited;
-        agent = start();
+        agent = await start();
       }
     }
     const pushSeconds = (Date.now() - started) / 1000;
@@ -72,12 +94,13 @@ describe('reliability: user pushes racing the agent, with restarts', () => {
       }, 180_000, 'every instance settled', 200);
       await until(async () => (await check.defects(values)).defects.length === 0, 30_000, 'the record complete', 500).catch(() => undefined);
     } finally {
+      await countRetries();
       agent.signal('SIGTERM');
       await agent.exited;
     }
     const result = await check.defects(values);
     // One try per run (in Git or in a checkpoint); a run is clean when no defect names it.
-    reportFigures({ suite: 'user pushes racing the agent, with restarts', tries: result.runs, clean: result.cleanRuns, defects: result.defects, extra: { userPushes: PUSHES, userPushesRejected: rejected, pushSeconds: Math.round(pushSeconds) } });
+    reportFigures({ suite: 'user pushes racing the agent, with restarts', tries: result.runs, clean: result.cleanRuns, defects: result.defects, extra: { userPushes: PUSHES, userPushesRejected: rejected, agentPushesRejected: agentRetries, pushSeconds: Math.round(pushSeconds) } });
     expect(result.defects).toEqual([]);
   });
 });

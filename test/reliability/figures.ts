@@ -6,6 +6,13 @@
  * secret probes...) needs nothing else: count, collect defects, report, assert none.
  */
 import { appendFileSync } from 'node:fs';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    batonReliabilityFigures: string;
+  }
+}
 
 export interface Figures {
   suite: string;
@@ -16,14 +23,14 @@ export interface Figures {
   extra?: Record<string, number | string>;
 }
 
-/** Where the summary collects the lines (set by summary.ts for the run). */
-export const FIGURES_FILE_ENV = 'BATON_RELIABILITY_FIGURES';
+/** Where the summary collects the lines (provided by summary.ts for the run). */
+export const FIGURES_FILE_KEY = 'batonReliabilityFigures';
 
 export function reportFigures(figures: Figures): void {
   const line = { suite: figures.suite, tries: figures.tries, clean: figures.clean, defects: figures.defects.length, ...(figures.extra ?? {}) };
   const text = `RELIABILITY ${JSON.stringify(line)}`;
   console.log(figures.defects.length === 0 ? text : `${text}\n${figures.defects.map((d) => `  defect: ${d}`).join('\n')}`);
-  const file = process.env[FIGURES_FILE_ENV];
+  const file = inject(FIGURES_FILE_KEY);
   if (file) appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 

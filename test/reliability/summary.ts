@@ -2,12 +2,14 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIGURES_FILE_ENV } from './figures.js';
+import type { TestProject } from 'vitest/node';
+import { FIGURES_FILE_KEY } from './figures.js';
 
-export default function setup(): () => void {
+export default function setup(project: TestProject): () => void {
   const file = join(tmpdir(), `baton-reliability-${process.pid}.jsonl`);
   rmSync(file, { force: true });
-  process.env[FIGURES_FILE_ENV] = file;
+  // Given to the test files (their workers do not see this process's environment changes).
+  project.provide(FIGURES_FILE_KEY, file);
   return () => {
     if (!existsSync(file)) return;
     const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
