@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The reliability suite runs on its own: `npm run test:reliability` (vitest.reliability.config.ts).
+    exclude: ['test/reliability/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: end-to-end files start servers and kubectl processes; keep parallelism modest.

@@ -10,12 +10,13 @@
  * isomorphic-git: an idle poll then costs one `git fetch`, not a fetch plus 50 ms.
  */
 import * as fs from 'node:fs';
-import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
 import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
 import { GitObjectError, GitPushRejectedError, GitTransportError } from './errors.js';
+import { MirrorUsers } from './mirror-users.js';
 
 export interface MirrorOptions {
   /** Directory of the bare clone; kept across restarts so unpushed status commits survive. */
@@ -28,8 +29,8 @@ export interface MirrorOptions {
   cwd?: string;
 }
 
-/** A ref lock older than this is a left-over of a killed process (see removeStaleLocks). */
-const STALE_LOCK_MS = 10 * 60 * 1000;
+/** Git's words for a lock file in the way (a process died holding it, or another one holds it now). */
+const LOCKED = /\.lock'?: File exists|cannot lock ref|Unable to create '[^']*\.lock'/i;
 
 /** Remote-tracking ref that holds the fetched tip of `branch`. */
 export const trackingRef = (branch: string): string => `refs/remotes/origin/${branch}`;
@@ -49,6 +50,9 @@ export class GitMirror {
    */
   private readonly gitdir: string | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The processes using this clone, for telling stale lock files (see mirror-users.ts). */
+  private readonly users: MirrorUsers | undefined;
+  private readonly timeoutMs: number;
 
   constructor(options: MirrorOptions) {
     this.dir = options.dir;
@@ -56,6 +60,9 @@ export class GitMirror {
     if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true });
     const dotGit = join(this.dir, '.git');
     this.gitdir = !existsSync(dotGit) ? this.dir : statSync(dotGit).isDirectory() ? dotGit : undefined;
+    // Only Baton's own bare clones: a user's checkout read in place is theirs to look after.
+    this.users = this.gitdir === this.dir ? new MirrorUsers(this.dir) : undefined;
+    this.timeoutMs = options.timeoutMs ?? 120_000;
     const base = options.env ?? process.env;
     const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0' };
     // Only plain process settings and the GIT_* keys Baton owns: simple-git rejects EDITOR, PAGER...
@@ -63,7 +70,7 @@ export class GitMirror {
     Object.assign(env, authEnv(options.remote.auth));
     this.git = simpleGit({
       baseDir: this.dir,
-      timeout: { block: options.timeoutMs ?? 120_000 },
+      timeout: { block: this.timeoutMs },
       config: [],
       // Treat the process as done when its streams close; the default also waits 50 ms after exit.
       completion: { onClose: true, onExit: false },
@@ -90,12 +97,14 @@ export class GitMirror {
   init(): Promise<void> {
     return this.exclusive(async () => {
       if (existsSync(`${this.dir}/HEAD`)) {
-        this.removeStaleLocks();
+        this.users?.register();
+        this.users?.clearStaleLocks(this.timeoutMs);
         return;
       }
       await this.raw('init', ['init', '--bare', '--quiet', '.']);
       // isomorphic-git writes loose objects; git's auto-gc would repack under a concurrent reader.
       await this.raw('config', ['config', 'gc.auto', '0']);
+      this.users?.register();
     });
   }
 
@@ -106,7 +115,7 @@ export class GitMirror {
   fetch(branch: string): Promise<string | undefined> {
     return this.exclusive(async () => {
       try {
-        await this.raw('fetch', ['fetch', '--verbose', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]);
+        await this.withStaleLocksCleared(() => this.raw('fetch', ['fetch', '--verbose', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]));
       } catch (err) {
         if (err instanceof GitTransportError && /couldn't find remote ref/i.test(err.message)) return undefined;
         throw err;
@@ -170,38 +179,16 @@ export class GitMirror {
   }
 
   /**
-   * A process killed while writing a ref leaves `<ref>.lock`, and git then refuses to update that ref
-   * ("cannot lock ref") for good. Locks older than any git operation can take (simple-git kills a
-   * silent git after 120 s) are left-overs: remove them. Younger ones may belong to another process
-   * using the same directory (a CLI command next to the agent) and stay.
+   * Runs a git command; when it fails on a lock file left by a process that died mid-operation (one
+   * that crashed while this agent runs, e.g. a CLI command on the same clone), clears the stale locks
+   * (see mirror-users.ts) and runs it once more.
    */
-  private removeStaleLocks(): void {
-    if (this.gitdir === undefined) return;
-    const cutoff = Date.now() - STALE_LOCK_MS;
-    const visit = (dir: string): void => {
-      let names: string[];
-      try {
-        names = readdirSync(dir);
-      } catch {
-        return;
-      }
-      for (const name of names) {
-        const path = join(dir, name);
-        try {
-          const st = statSync(path);
-          if (st.isDirectory()) visit(path);
-          else if (name.endsWith('.lock') && st.mtimeMs < cutoff) unlinkSync(path);
-        } catch {
-          // gone meanwhile, or not ours to remove: leave it
-        }
-      }
-    };
-    visit(join(this.gitdir, 'refs'));
-    const packed = join(this.gitdir, 'packed-refs.lock');
+  private async withStaleLocksCleared<T>(op: () => Promise<T>): Promise<T> {
     try {
-      if (statSync(packed).mtimeMs < cutoff) unlinkSync(packed);
-    } catch {
-      // no stale packed-refs lock
+      return await op();
+    } catch (err) {
+      if (!(err instanceof GitTransportError) || !LOCKED.test(err.message) || (this.users?.clearStaleLocks(this.timeoutMs) ?? 0) === 0) throw err;
+      return op();
     }
   }
 

@@ -29,14 +29,30 @@ export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
   private readonly trees = new Map<string, RawEntry[]>();
+  /** Root trees of commits written through this store (status commits build on each other). */
+  private readonly commitTrees = new Map<string, string>();
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
   }
 
   async treeOfCommit(commit: string): Promise<string> {
+    const known = this.commitTrees.get(commit);
+    if (known !== undefined) return known;
     const { commit: c } = await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
     return c.tree;
+  }
+
+  /** A tree just written: its entries need not be read back (sorted as readTree returns them). */
+  rememberTree(oid: string, entries: readonly RawEntry[]): void {
+    if (this.trees.size > 50_000) this.trees.clear();
+    this.trees.set(oid, [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  }
+
+  /** A commit just written and its root tree. */
+  rememberCommit(commit: string, tree: string): void {
+    if (this.commitTrees.size > 10_000) this.commitTrees.clear();
+    this.commitTrees.set(commit, tree);
   }
 
   async readTree(oid: string): Promise<RawEntry[]> {

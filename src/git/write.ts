@@ -19,6 +19,10 @@ interface TreeItem { mode: string; path: string; oid: string; type: 'blob' | 'tr
 
 /** Writes `changes` onto tree `base` (undefined: an empty tree) and returns the new root tree oid. */
 export async function writeTreeWith(store: ObjectStore, base: string | undefined, changes: FileChanges): Promise<string> {
+  return (await writeTreeEntries(store, base, changes)).oid;
+}
+
+async function writeTreeEntries(store: ObjectStore, base: string | undefined, changes: FileChanges): Promise<{ oid: string; entries: TreeItem[] }> {
   const nested = new Map<string, Map<string, Uint8Array | null>>();
   const here = new Map<string, Uint8Array | null>();
   for (const [path, content] of changes) {
@@ -38,13 +42,15 @@ export async function writeTreeWith(store: ObjectStore, base: string | undefined
   }
   for (const [name, sub] of nested) {
     const existing = byName.get(name);
-    const subTree = await writeTreeWith(store, existing?.type === 'tree' ? existing.oid : undefined, sub);
-    const empty = (await store.readTree(subTree)).length === 0;
-    if (empty) byName.delete(name);
-    else byName.set(name, { mode: '040000', path: name, oid: subTree, type: 'tree' });
+    const subTree = await writeTreeEntries(store, existing?.type === 'tree' ? existing.oid : undefined, sub);
+    if (subTree.entries.length === 0) byName.delete(name);
+    else byName.set(name, { mode: '040000', path: name, oid: subTree.oid, type: 'tree' });
   }
   const tree = [...byName.values()];
-  return git.writeTree({ fs, gitdir: store.gitdir, tree });
+  const oid = await git.writeTree({ fs, gitdir: store.gitdir, tree });
+  // The next status commit builds on this tree: spare it reading the tree back from disk.
+  store.rememberTree(oid, tree);
+  return { oid, entries: tree };
 }
 
 export interface CommitInput {
@@ -64,10 +70,14 @@ export async function writeCommit(store: ObjectStore, input: CommitInput): Promi
   const message = input.message.endsWith('\n') ? input.message : `${input.message}\n`;
   if (input.sign) {
     const sign = input.sign;
-    return git.commit({
+    const oid = await git.commit({
       fs, gitdir: store.gitdir, cache: store.cache, message, author: who, committer: who, tree: input.tree, parent: input.parents,
       noUpdateBranch: true, signingKey: 'baton', onSign: async ({ payload }) => ({ signature: await sign(payload) }),
     });
+    store.rememberCommit(oid, input.tree);
+    return oid;
   }
-  return git.writeCommit({ fs, gitdir: store.gitdir, commit: { message, tree: input.tree, parent: input.parents, author: who, committer: who } });
+  const oid = await git.writeCommit({ fs, gitdir: store.gitdir, commit: { message, tree: input.tree, parent: input.parents, author: who, committer: who } });
+  store.rememberCommit(oid, input.tree);
+  return oid;
 }

@@ -37,6 +37,11 @@ export interface ReconcileOptions {
   renderedObjects?(): Promise<ObjectRef[]>;
   onEvent?: EventListener;
   /**
+   * The user's commit whose desired state this is: recorded in a run started now (PlanRun.sourceCommit)
+   * and with the target and applied state.
+   */
+  sourceCommit?: string;
+  /**
    * String forms of the instance's sensitive values: every message the engine keeps (checkpoint) or
    * announces (events) is masked before it leaves the engine.
    */
@@ -54,8 +59,6 @@ export interface ReconcileOptions {
   retry?: RetryPolicy;
   /** Retry a failed desired state now, whatever its backoff says (a new commit, `baton apply`). */
   retryNow?: boolean;
-  /** The commit the desired state was read at, recorded with the target and applied state. */
-  sourceCommit?: string;
 }
 
 export type ReconcileResult =
@@ -70,7 +73,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const mask = maskerFor(options.sensitiveValues ?? []);
   const emit = safeEmitter(maskingListener(options.onEvent, mask));
   const stored = await options.store.load(options.instance);
-  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask);
+  const writeRetry = { hooks: options.hooks, clock, ...(options.signal ? { signal: options.signal } : {}) };
+  const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask, writeRetry);
   const { decision, retry } = choose(stored?.checkpoint, options, clock.now());
   const policy = options.retry ?? DEFAULT_RETRY;
   const exec: ExecutorOptions = {
@@ -111,7 +115,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         ? { ...cp.active, state: inProgress(cp.active.state, now, `superseded by ${planName}`) }
         : cp.active;
       const { refusal: _dropped, ...rest } = archiveActive({ ...cp, ...(previous ? { active: previous } : {}) });
-      const run = newRun(plan, reason, args);
+      const run = newRun(plan, reason, args, undefined, options.sourceCommit);
       return {
         ...rest,
         ...(changeDriven ? { target: targetFor(cp, run, now, options) } : {}),

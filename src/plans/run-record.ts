@@ -3,13 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { RenderedPlan } from '../render/types.js';
 import { pending, type PlanRun, type RunState } from './state.js';
 
-export function newRun(plan: RenderedPlan, reason: string, args: Record<string, string>, id: string = randomUUID()): PlanRun {
+export function newRun(plan: RenderedPlan, reason: string, args: Record<string, string>, id: string = randomUUID(), sourceCommit?: string): PlanRun {
   return {
     id,
     plan: plan.plan,
     reason,
     args: { ...args },
     frameworkVersion: plan.framework.version,
+    ...(sourceCommit !== undefined ? { sourceCommit } : {}),
     strategy: plan.strategy,
     state: pending(),
     phases: plan.phases.map((ph) => ({ name: ph.name, strategy: ph.strategy, state: pending(), steps: ph.steps.map((s) => ({ name: s.name, state: pending() })) })),
@@ -21,7 +22,7 @@ export function newRun(plan: RenderedPlan, reason: string, args: Record<string, 
  * (so completed ones are skipped), anything new starts PENDING.
  */
 export function alignRun(run: PlanRun, plan: RenderedPlan): PlanRun {
-  const fresh = newRun(plan, run.reason, run.args, run.id);
+  const fresh = newRun(plan, run.reason, run.args, run.id, run.sourceCommit);
   return {
     ...fresh,
     state: run.state,

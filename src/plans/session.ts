@@ -1,13 +1,30 @@
 /**
  * The one place the checkpoint is written during a reconcile: updates are serialised (parallel
- * steps finish concurrently) and each write is announced as a `checkpoint` event.
+ * steps finish concurrently) and each write is announced as a `checkpoint` event. A write that fails
+ * with a transient error (a 503, a reset connection) is retried like any other transient failure
+ * (the hooks' classification and backoff, a bounded number of times, not after the signal aborted),
+ * so one bad answer from the API server does not break off a whole plan.
  */
-import type { Checkpoint, CheckpointStore } from './checkpoint.js';
+import { CheckpointConflictError, type Checkpoint, type CheckpointStore } from './checkpoint.js';
+import type { Clock } from './clock.js';
 import type { EventListener } from './events.js';
+import { classifyWith, type EngineHooks } from './hooks.js';
 import type { PlanRun, RunState } from './state.js';
 
 /** Hides sensitive values in a message (identity when the instance has none). */
 export type TextMask = (text: string) => string;
+
+/** Attempts of one checkpoint write by default: with the default backoff, about 8 s of retrying. */
+export const CHECKPOINT_WRITE_ATTEMPTS = 5;
+
+export interface SessionRetry {
+  hooks: EngineHooks;
+  clock: Clock;
+  /** Once aborted, a failed write is not tried again. */
+  signal?: AbortSignal;
+  /** Attempts per write (default CHECKPOINT_WRITE_ATTEMPTS). */
+  attempts?: number;
+}
 
 export class CheckpointSession {
   private chain: Promise<void> = Promise.resolve();
@@ -22,6 +39,7 @@ export class CheckpointSession {
      * sensitive value must not reach the checkpoint ConfigMap (or `baton plan status`) in clear.
      */
     private readonly mask: TextMask = (t) => t,
+    private readonly retry?: SessionRetry,
   ) {}
 
   get checkpoint(): Checkpoint {
@@ -32,7 +50,7 @@ export class CheckpointSession {
   update(change: (cp: Checkpoint) => Checkpoint): Promise<void> {
     const next = this.chain.then(async () => {
       const updated = maskCheckpoint(change(this.current), this.mask);
-      this.version = await this.store.save(updated, this.version);
+      this.version = await this.save(updated);
       this.current = updated;
       this.emit({ type: 'checkpoint', instance: updated.instance, checkpoint: updated });
     });
@@ -44,6 +62,34 @@ export class CheckpointSession {
   async remove(): Promise<void> {
     await this.chain;
     await this.store.remove(this.current.instance);
+  }
+
+  private async save(checkpoint: Checkpoint): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.store.save(checkpoint, this.version);
+      } catch (err) {
+        // An earlier attempt may have been written although its answer was lost (a 503 from a proxy
+        // after the write, a reset connection): the version then moved on to exactly this content.
+        if (attempt > 0 && err instanceof CheckpointConflictError) {
+          const stored = await this.store.load(checkpoint.instance);
+          if (stored !== undefined && JSON.stringify(stored.checkpoint) === JSON.stringify(checkpoint)) return stored.version;
+        }
+        const delay = this.retryDelay(err, attempt);
+        if (delay === undefined) throw err;
+        await this.retry?.clock.sleep(delay, this.retry.signal).catch(() => {
+          throw err;
+        });
+      }
+    }
+  }
+
+  /** The pause before the next attempt, or undefined to give up (terminal, out of attempts, aborted). */
+  private retryDelay(err: unknown, attempt: number): number | undefined {
+    const retry = this.retry;
+    if (retry === undefined || retry.signal?.aborted === true || attempt + 1 >= (retry.attempts ?? CHECKPOINT_WRITE_ATTEMPTS)) return undefined;
+    const failure = classifyWith(retry.hooks, err);
+    return failure.class === 'transient' ? retry.hooks.retryDelayMs(failure, attempt) : undefined;
   }
 }
 

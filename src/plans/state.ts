@@ -54,6 +54,11 @@ export interface PlanRun {
   /** One-shot arguments of a requested plan; re-used when a killed run resumes. */
   args: Record<string, string>;
   frameworkVersion: string;
+  /**
+   * The commit whose desired state this run applies (for the GitOps agent the user's commit, never one
+   * of its own status commits), kept so a resumed run still names it. Absent outside Git (`baton apply`).
+   */
+  sourceCommit?: string;
   strategy: Strategy;
   state: RunState;
   phases: PhaseRecord[];

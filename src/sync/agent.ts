@@ -22,6 +22,10 @@ import type { ValuesContext } from '../secrets/instance-values.js';
 import { clusterValuesVersion } from '../secrets/values-from.js';
 import { valuesDigest } from './scan.js';
 import { StatusWriter } from './status-writer.js';
+import type { RecordBook } from './status-reporter.js';
+import { SourceCommits } from './source-commit.js';
+import { StepRetryLog } from './retry-log.js';
+import type { Fence } from '../fencing/index.js';
 import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 import type { DriftKeeper } from '../drift/index.js';
@@ -65,6 +69,8 @@ export interface AgentOptions {
   kubeEvents?: KubeEventRecorder;
   /** Drift detection and self-heal (src/drift/, docs/drift.md); off when absent. */
   drift?: DriftKeeper;
+  /** The leader's fence (see fencing/): status pushes check it and commits carry its lease term. */
+  fence?: Fence;
   /** Every instance's outcome with the instance and the commit it was decided at (notifications). */
   onInstanceOutcome?: (report: InstanceOutcome) => void;
   /** The client an instance's objects are applied with (a tenant's impersonated account). */
@@ -117,7 +123,14 @@ const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
 export class Agent {
   readonly store: ObjectStore;
   readonly writer: StatusWriter;
+  /** The last status written for each instance (committed or queued): the record transitions are derived against. */
   private readonly statuses = new Map<string, InstanceStatus>();
+  private readonly records: RecordBook = {
+    get: (key) => this.statuses.get(keyString(key)),
+    set: (key, status) => { if (status) this.statuses.set(keyString(key), status); else this.statuses.delete(keyString(key)); },
+  };
+  private readonly sources: SourceCommits;
+  private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
   private readonly semaphore: Semaphore;
@@ -153,9 +166,19 @@ export class Agent {
       ...(options.coalesceMs !== undefined ? { coalesceMs: options.coalesceMs } : {}),
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
+      ...(options.fence ? { fence: options.fence } : {}),
+      // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
+      onDropped: (count) => {
+        this.log('warn', `dropped ${count} unpushed status commits: an agent with a newer lease term wrote status meanwhile`);
+        this.statuses.clear();
+        this.statusesLoaded = false;
+        this.lastCommit = undefined;
+      },
     });
+    this.sources = new SourceCommits(this.store);
     this.semaphore = new Semaphore(options.concurrency ?? 4);
     this.log = options.log ?? (() => undefined);
+    this.stepRetries = new StepRetryLog(this.log);
     this.driftLoop = options.drift ? new DriftLoop({
       deps: () => this.runDeps(),
       status: (id) => this.statuses.get(id),
@@ -205,7 +228,9 @@ export class Agent {
       return { commit, reports: refusalReports };
     }
     const tree = await this.store.at(commit);
-    this.lastScanned = commit;
+    // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
+    const source = await this.sources.userCommitOf(commit);
+    this.lastScanned = source;
     await this.loadStatuses();
     const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
     await this.noteContent(commit, tree);
@@ -214,7 +239,7 @@ export class Agent {
     const jobs: Promise<InstanceReport>[] = [];
     const now = this.now();
     for (const [key, d] of desired) {
-      const job = this.jobFor(key, d, commit, tree, now);
+      const job = this.jobFor(key, d, source, tree, now);
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
@@ -224,7 +249,7 @@ export class Agent {
         jobs.push(this.forget(previous));
         continue;
       }
-      if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, commit, tree, undefined, 'instance file removed'));
+      if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, source, tree, undefined, 'instance file removed'));
     }
     // Drift is checked after the plans this pass started (a busy instance is not checked).
     const driftAfter = async (): Promise<InstanceReport[]> => {
@@ -315,6 +340,7 @@ export class Agent {
       this.refused = await this.instancesChangedBy(refusal.commit, verified);
     }
     const { keys, named } = this.refused;
+    const source = await this.userCommitOf(verified);
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
@@ -329,7 +355,7 @@ export class Agent {
       if (key === undefined) continue;
       const status = await reportCommitRefusal(this.runDeps(), {
         // Never the refused commit as the source of what runs (a later removal loads content from it).
-        key, commit: verified ?? previous?.sourceCommit ?? refusal.commit,
+        key, commit: source ?? previous?.sourceCommit ?? refusal.commit,
         ...(previous ? { previous } : {}), ...(d?.framework ? { framework: d.framework } : {}),
         schedules: previous?.schedules ?? [],
         refusal: { code, message, at: this.now().toISOString(), commit: refusal.commit },
@@ -342,6 +368,10 @@ export class Agent {
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
     return reports;
+  }
+
+  private async userCommitOf(commit: string | undefined): Promise<string | undefined> {
+    return commit === undefined ? undefined : this.sources.userCommitOf(commit);
   }
 
   /**
@@ -376,9 +406,9 @@ export class Agent {
 
   private runDeps(): InstanceRunDeps {
     return {
-      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer,
+      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, records: this.records,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
-      ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}),
+      ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
       ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
       ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
     };

@@ -122,7 +122,7 @@ export class DriftLoop {
     const checkpoint = result.checkpointMissing ? undefined : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
     if (this.host.busy(id)) return undefined;
     const sensitive = this.sensitive.get(id) ?? [];
-    const reporter = driftReporter({ writer: deps.writer, now: deps.now }, c.status, checkpoint, () => sections, sensitive);
+    const reporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, c.status, checkpoint, () => sections, sensitive);
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
     const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
     const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
@@ -144,7 +144,7 @@ export class DriftLoop {
     const deps = this.host.deps();
     return this.host.asWorker(c.instance.key, `repair drift: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}`, c.desired, async (signal) => {
       const latest = this.host.status(id) ?? c.status;
-      const repairReporter = driftReporter({ writer: deps.writer, now: deps.now }, latest, checkpoint, () => this.sectionsAfterRepair(sections, c.instance), sensitive);
+      const repairReporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, latest, checkpoint, () => this.sectionsAfterRepair(sections, c.instance), sensitive);
       const commits = new OneCommitEach(deps.writer);
       const listeners = [repairListener(repairReporter, commits), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []), ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => sensitive)] : [])];
       const onEvent = (e: Parameters<(typeof listeners)[number]>[0]): void => { for (const l of listeners) l(e); };

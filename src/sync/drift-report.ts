@@ -9,7 +9,7 @@ import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
 import { isFinished, type PlanRun } from '../plans/state.js';
 import type { InstanceStatus } from './status-file.js';
-import { StatusReporter } from './status-reporter.js';
+import { StatusReporter, type RecordBook } from './status-reporter.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -21,6 +21,8 @@ export interface LiveSections {
 export interface DriftReportDeps {
   writer: StatusWriter;
   now: () => string;
+  /** The agent's record of every instance's last status (transitions are derived against it). */
+  records: RecordBook;
 }
 
 /** A reporter continuing from an instance's last status, carrying `live` sections in everything it writes. */
@@ -34,7 +36,7 @@ export function driftReporter(deps: DriftReportDeps, previous: InstanceStatus, c
     schedules: previous.schedules,
     now: deps.now,
     live,
-  }, checkpoint);
+  }, checkpoint, deps.records);
 }
 
 /** `drift: Service shop/web missing, Deployment shop/web .spec.replicas (kubectl); health Missing`. */

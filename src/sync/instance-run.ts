@@ -3,7 +3,7 @@
  * removed, from the commit it was last applied at), reconcile through the plan engine, and report
  * every transition to the status writer. Bad content refuses this instance only.
  */
-import type { EventListener } from '../plans/events.js';
+import type { EngineEvent, EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
@@ -11,17 +11,17 @@ import type { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
-import { isFinished } from '../plans/state.js';
 import { RenderProblemsError, maskSensitive, problemLocation, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
 import { parseRequest, requestPath } from './request-file.js';
 import type { DesiredInstance } from './scan.js';
 import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
-import { StatusReporter, type ReporterContext } from './status-reporter.js';
+import { StatusReporter, type RecordBook, type ReporterContext } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
 import { driftSettingsOf } from '../drift/settings.js';
 import type { SyncSettingsDecl } from '../render/index.js';
+import type { StepRetryLog } from './retry-log.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -40,6 +40,8 @@ export interface InstanceRunDeps {
   renderer: Renderer;
   store: ObjectStore;
   writer: StatusWriter;
+  /** The last status written for each instance: transitions are derived against it (see transitions.ts). */
+  records: RecordBook;
   now: () => string;
   /** Every engine event, after the status reporter saw it (metrics). */
   onEngineEvent?: EventListener;
@@ -49,10 +51,13 @@ export interface InstanceRunDeps {
   clientFor?: (key: InstanceKey) => KubeClient;
   /** Age keys and the cluster an instance's encrypted values and valuesFrom are read with. */
   valuesFor?: (key: InstanceKey) => ValuesContext;
+  /** Logs the retries of failing steps at warn, rate-limited. */
+  stepRetries?: StepRetryLog;
 }
 
 export interface InstanceRunInput {
   key: InstanceKey;
+  /** The user's commit whose desired state this look is about (never one of the agent's status commits). */
   commit: string;
   tree: CommitTree;
   /** Absent: the instance file was removed. */
@@ -86,7 +91,7 @@ function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' 
     // Health and drift stay as last measured until the next drift check (after the plan).
     live: () => ({ ...(input.previous?.health ? { health: input.previous.health } : {}), ...(input.previous?.drift ? { drift: input.previous.drift } : {}) }),
   };
-  return new StatusReporter(deps.writer, ctx, checkpoint);
+  return new StatusReporter(deps.writer, ctx, checkpoint, deps.records);
 }
 
 /**
@@ -122,7 +127,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
-  const listeners = [notePlanStart, reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : [])];
+  const retries = deps.stepRetries;
+  const listeners = [
+    notePlanStart, reporter.onEvent, ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => source.sensitiveValues)] : []),
+    ...(retries ? [(e: EngineEvent): void => retries.note(e, source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []),
+  ];
 
   let result: ReconcileResult;
   try {
@@ -170,28 +179,31 @@ function maskOutcome(outcome: RunOutcome, sensitiveValues: readonly string[]): R
   return 'message' in outcome ? { ...outcome, message: maskSensitive(outcome.message, sensitiveValues) } : outcome;
 }
 
-/** The final status of a reconcile: one transition per outcome. */
+/**
+ * The final status of a reconcile: the plan transitions not yet recorded (the completion waits for
+ * pruning, so it carries the final inventory), or the one transition of an outcome without a plan.
+ */
 async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter, result: ReconcileResult): Promise<{ outcome: RunOutcome; status: InstanceStatus | undefined }> {
   const { key } = input;
   switch (result.kind) {
     case 'ran': {
       const run = result.execution.run;
+      if (result.execution.outcome === 'complete') reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
+      reporter.recordTransitions();
       if (result.execution.outcome === 'failed') return { outcome: { kind: 'failed', plan: run.plan, message: result.execution.error.message }, status: reporter.last };
       if (result.execution.outcome === 'superseded') return { outcome: { kind: 'superseded', plan: run.plan }, status: reporter.last };
-      // Pruning happened after plan-complete: write the final inventory.
-      reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
-      reporter.write(reporter.transition('plan-complete', 'COMPLETE', run));
       return { outcome: { kind: 'complete', plan: run.plan }, status: reporter.last };
     }
     case 'refused':
       reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: result.refusal.message }, { refusal: { code: result.refusal.code, message: result.refusal.message, at: result.refusal.at } });
       return { outcome: { kind: 'refused', message: result.refusal.message }, status: reporter.last };
     case 'nothing': {
-      const settled = reportSettledRun(input, reporter);
-      if (settled) return settled;
+      const previous = reporter.last;
+      const settled = reportSettledRun(reporter);
+      if (settled) return { outcome: settled, status: reporter.last };
       // Record that this desired state was seen, so it is not looked at again.
       // (Also when a refusal is on record that no longer holds: the status must say so.)
-      if (input.previous === undefined || input.previous.sourceCommit !== input.commit || input.previous.refusal !== undefined) {
+      if (previous === undefined || previous.sourceCommit !== input.commit || previous.refusal !== undefined) {
         const t = reporter.transition('observed', reporter.checkpoint?.active?.state.status ?? 'COMPLETE', reporter.checkpoint?.active);
         reporter.write({ ...t, message: result.reason });
       }
@@ -212,21 +224,16 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
 }
 
 /**
- * A plan that finished while its status was not yet committed (the agent was killed between the
- * two): record its end now, so no transition is missing from history.
+ * Transitions the checkpoint has and Git does not (the agent was killed between the two): recorded now,
+ * once. The outcome is the end of the run, when that was among them.
  */
-function reportSettledRun(input: InstanceRunInput, reporter: StatusReporter): { outcome: RunOutcome; status: InstanceStatus | undefined } | undefined {
-  const active = reporter.checkpoint?.active;
-  const reported = input.previous?.currentPlan;
-  if (!active || !isFinished(active.state)) return undefined;
-  if (reported?.id === active.id && reported.state.status === active.state.status) return undefined;
-  if (active.state.status === 'COMPLETE') {
-    reporter.write(reporter.transition('plan-complete', 'COMPLETE', active));
-    return { outcome: { kind: 'complete', plan: active.plan }, status: reporter.last };
-  }
-  const message = active.state.status === 'FATAL_ERROR' ? active.state.message : active.state.status;
-  reporter.write({ ...reporter.transition('plan-failed', active.state.status, active), message });
-  return { outcome: { kind: 'failed', plan: active.plan, message }, status: reporter.last };
+function reportSettledRun(reporter: StatusReporter): RunOutcome | undefined {
+  const recorded = reporter.recordTransitions();
+  const end = [...recorded].reverse().find((t) => t.event === 'plan-complete' || t.event === 'plan-failed');
+  if (end === undefined) return undefined;
+  if (end.event === 'plan-complete') return { kind: 'complete', plan: end.run.plan };
+  const state = end.run.state;
+  return { kind: 'failed', plan: end.run.plan, message: state.status === 'FATAL_ERROR' ? state.message : state.status };
 }
 
 export interface CommitRefusalInput {

@@ -7,12 +7,13 @@
  * the lease (empty holder) so a waiting agent takes over at its next retry.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { BatonError, errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { isRecord, type KubeObject } from '../kube/object.js';
+import { LeaseFence } from '../fencing/index.js';
+import { currentProcess, livenessOf, pidNamespace } from '../process-liveness.js';
 
 export const DEFAULT_LEASE_NAMESPACE = 'baton-system';
 
@@ -37,6 +38,11 @@ export interface LeaderOptions {
   /** Time between attempts to acquire or renew. Default 2 s. */
   retryPeriodMs?: number;
   clock?: LeaderClock;
+  /**
+   * Renewed with every successful write of the lease and lost on stepping down (see fencing/): the
+   * agent's writes check it. runAsLeader makes one when none is given.
+   */
+  fence?: LeaseFence;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -61,15 +67,6 @@ export function leaseNameFor(repo: string, branch: string): string {
   return `baton-agent-${createHash('sha256').update(`${repo}#${branch}`).digest('hex').slice(0, 12)}`;
 }
 
-/** The pid namespace's inode ('0' when unknown): pids mean the same process only within one. */
-function pidNamespace(): string {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
-  } catch {
-    return '0';
-  }
-}
-
 /** hostname + pid namespace + pid + random suffix, unique even for two agents in one process. */
 export function defaultIdentity(): string {
   return `${hostname()}_${pidNamespace()}_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -82,15 +79,11 @@ export function defaultIdentity(): string {
  */
 export function holderIsDeadLocalProcess(holder: string): boolean {
   const m = /^(.*)_(\d+)_(\d+)_[0-9a-f]{8}$/.exec(holder);
-  if (!m || m[1] !== hostname() || m[2] === '0' || m[2] !== pidNamespace()) return false;
-  const pid = Number(m[3]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  if (!m) return false;
+  const self = currentProcess();
+  // The identity names no boot or start time: only a pid that is gone proves death.
+  if (Number(m[3]) === self.pid) return false;
+  return livenessOf({ host: m[1] ?? '', boot: '', pidNamespace: m[2] ?? '0', pid: Number(m[3]) }, self) === 'dead';
 }
 
 /** Kubernetes MicroTime: RFC 3339 in UTC with exactly 6 fractional digits. */
@@ -133,6 +126,7 @@ export class LeaderElector {
   private readonly retryMs: number;
   private readonly clock: LeaderClock;
   private readonly log: NonNullable<LeaderOptions['log']>;
+  private readonly fence: LeaseFence | undefined;
   /** The last lease record seen and when (local clock) it last changed: client-go's observedTime. */
   private observed: { key: string; at: number } | undefined;
   private leading = false;
@@ -149,6 +143,7 @@ export class LeaderElector {
     this.retryMs = options.retryPeriodMs ?? 2_000;
     this.clock = options.clock ?? realClock;
     this.log = options.log ?? (() => undefined);
+    this.fence = options.fence;
     if (!(this.renewDeadlineMs < this.leaseMs)) {
       throw new LeaderElectionError(`renew deadline (${this.renewDeadlineMs} ms) must be shorter than the lease duration (${this.leaseMs} ms)`);
     }
@@ -165,6 +160,8 @@ export class LeaderElector {
    */
   async tryAcquireOrRenew(): Promise<boolean> {
     const now = this.clock.now();
+    // When the request leaves, by the fence's monotonic clock: a renewal counts from then.
+    const sentAt = this.fence?.now() ?? 0;
     this.observedHolderIsOther = false;
     const ref = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: this.name, namespace: this.namespace };
     const current = await this.client.get(ref);
@@ -175,7 +172,7 @@ export class LeaderElector {
         ...ref, metadata: { name: this.name, namespace: this.namespace, labels: { 'app.kubernetes.io/managed-by': 'baton' } },
         spec: { holderIdentity: this.identity, leaseDurationSeconds: seconds, acquireTime: formatMicroTime(now), renewTime: formatMicroTime(now), leaseTransitions: 0 },
       };
-      return this.write(() => this.client.create(lease), now);
+      return this.write(() => this.client.create(lease), now, sentAt);
     }
     const spec = specOf(current);
     const key = `${current.metadata.resourceVersion ?? ''}`;
@@ -190,7 +187,7 @@ export class LeaderElector {
       ...spec, holderIdentity: this.identity, leaseDurationSeconds: seconds, renewTime: formatMicroTime(now),
       ...(mine ? {} : { acquireTime: formatMicroTime(now), leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
     };
-    return this.write(() => this.client.update({ ...current, spec: next }), now);
+    return this.write(() => this.client.update({ ...current, spec: next }), now, sentAt);
   }
 
   /** Retries every retry period until this elector leads (true) or the signal aborts (false). */
@@ -218,11 +215,18 @@ export class LeaderElector {
    */
   async keepRenewing(signal: AbortSignal): Promise<'lost' | 'stopped'> {
     let lastRenew = this.clock.now();
+    const paused = 'the renew deadline passed without a renewal (the process may have been paused)';
     while (!signal.aborted) {
       await this.clock.sleep(this.retryMs, signal);
       if (signal.aborted) break;
+      // Past the fence's deadline nothing may be written, not even the lease: step down at once.
+      if (this.fenceLost()) return this.stepDown(paused);
       try {
-        if (await this.tryAcquireOrRenew()) { lastRenew = this.clock.now(); continue; }
+        if (await this.tryAcquireOrRenew()) {
+          lastRenew = this.clock.now();
+          if (this.fenceLost()) return this.stepDown(paused);
+          continue;
+        }
         if (this.observedHolderIsOther) return this.stepDown('another agent holds the lease');
       } catch (err) {
         this.log('warn', `lease renewal failed: ${errorMessage(err)}`);
@@ -259,11 +263,13 @@ export class LeaderElector {
     return this.observed !== undefined && this.observed.at + duration <= now;
   }
 
-  private async write(op: () => Promise<KubeObject>, now: number): Promise<boolean> {
+  private async write(op: () => Promise<KubeObject>, now: number, sentAt: number): Promise<boolean> {
     try {
       const written = await op();
       this.observed = { key: `${written.metadata.resourceVersion ?? ''}`, at: now };
       this.leading = true;
+      // The term: leaseTransitions, which grows with every change of holder.
+      this.fence?.renewed(sentAt, specOf(written).leaseTransitions ?? 0);
       this.observedHolderIsOther = false;
       return true;
     } catch (err) {
@@ -273,8 +279,14 @@ export class LeaderElector {
     }
   }
 
+  /** A method, so the compiler does not assume the fence unchanged across awaits. */
+  private fenceLost(): boolean {
+    return this.fence?.isLost === true;
+  }
+
   private stepDown(why: string): 'lost' {
     this.leading = false;
+    this.fence?.lose(why);
     this.log('error', `lost lease ${this.namespace}/${this.name}: ${why}`, { identity: this.identity });
     return 'lost';
   }
@@ -293,26 +305,30 @@ export class LeaderElector {
 export type LeaderResult = { kind: 'completed' } | { kind: 'lost' } | { kind: 'aborted' };
 
 /**
- * Waits to lead, then runs `work` with a signal that aborts when leadership is lost or `signal`
- * aborts; releases the lease when the work ends. The work should stop promptly on abort: a lost
- * leader must stop acting before the lease expires (renew deadline < lease duration).
+ * Waits to lead, then runs `work` with a signal that aborts when leadership is lost (the elector steps
+ * down, or a fenced write finds the renew deadline passed) or `signal` aborts, and with the fence its
+ * writes must check; releases the lease when the work ends, unless it was lost. The work should stop
+ * promptly on abort: a lost leader must stop acting before the lease expires (renew deadline < lease
+ * duration), and the fence refuses its writes from the deadline on.
  */
-export async function runAsLeader(options: LeaderOptions, work: (signal: AbortSignal) => Promise<void>, signal?: AbortSignal): Promise<LeaderResult> {
-  const elector = new LeaderElector(options);
+export async function runAsLeader(options: LeaderOptions, work: (signal: AbortSignal, fence: LeaseFence) => Promise<void>, signal?: AbortSignal): Promise<LeaderResult> {
+  const fence = options.fence ?? new LeaseFence({ renewDeadlineMs: options.renewDeadlineMs ?? 10_000 });
+  const elector = new LeaderElector({ ...options, fence });
   if (!(await elector.acquire(signal))) return { kind: 'aborted' };
   const workAbort = new AbortController();
   const renewAbort = new AbortController();
   const onOuterAbort = (): void => workAbort.abort();
   signal?.addEventListener('abort', onOuterAbort);
   let lost = false;
+  fence.onLost(() => { lost = true; workAbort.abort(); });
   const renewing = elector.keepRenewing(renewAbort.signal).then((r) => { if (r === 'lost') { lost = true; workAbort.abort(); } });
   try {
-    await work(workAbort.signal);
+    await work(workAbort.signal, fence);
   } finally {
     signal?.removeEventListener('abort', onOuterAbort);
     renewAbort.abort();
     await renewing;
-    if (!lost) await elector.release();
+    if (!lost && !fence.isLost) await elector.release();
   }
-  return lost ? { kind: 'lost' } : signal?.aborted ? { kind: 'aborted' } : { kind: 'completed' };
+  return lost || fence.isLost ? { kind: 'lost' } : signal?.aborted ? { kind: 'aborted' } : { kind: 'completed' };
 }

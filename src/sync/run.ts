@@ -19,6 +19,7 @@ import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
 import { DriftKeeper } from '../drift/index.js';
 import { teamSetup } from './team.js';
+import { LeaseFence, fencedClient, fencedClients } from '../fencing/index.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -49,12 +50,15 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
-  const checkpoints = new ConfigMapCheckpointStore(client);
+  // With leader election every cluster write and every status push is fenced by the lease.
+  const fence = settings.leaderElection ? new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }) : undefined;
+  const acting = fence ? fencedClient(client, fence) : client;
+  const checkpoints = new ConfigMapCheckpointStore(acting);
   const hooks = defaultHooks();
   // Drift detection and self-heal (docs/drift.md): settings per instance from baton.yaml and instance files.
-  const drift = new DriftKeeper({ client, hooks, store: checkpoints, onSweep: (r, seconds) => metrics.sweep(seconds, r.stats.requests, r.stats.objects) });
+  const drift = new DriftKeeper({ client: acting, hooks, store: checkpoints, onSweep: (r, seconds) => metrics.sweep(seconds, r.stats.requests, r.stats.objects) });
   const agent = new Agent({
-    mirror, branch: settings.branch, client, checkpoints, hooks, renderer, drift,
+    mirror, branch: settings.branch, client: acting, checkpoints, hooks, renderer, drift,
     author: settings.author, concurrency: settings.concurrency, log: io.log,
     ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}),
     onPushRetry: () => metrics.pushRetries.inc(),
@@ -62,8 +66,10 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
-    ...(settings.events ? { kubeEvents: new KubeEventRecorder(client, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...(settings.events ? { kubeEvents: new KubeEventRecorder(acting, { log: (level, message) => io.log(level, message) }) } : {}),
     ...team.agentOptions,
+    // A tenant's impersonating client is fenced like the agent's own.
+    ...(fence ? { fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
   });
   const wake = new Wake();
   // A push event makes the agent poll at once and check every instance for drift (on demand).
@@ -105,7 +111,10 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     // Only the lease holder acts; it stops (running steps superseded) before releasing the lease.
     let code = 0;
     const led = await runAsLeader(
-      { client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log },
+      {
+        client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
+        leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, ...(fence ? { fence } : {}),
+      },
       async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
       signal,
     );

@@ -26,6 +26,9 @@ export interface AgentFlags {
   /** true/false from --leader-election / --no-leader-election; undefined: on unless --once. */
   leaderElection?: boolean;
   leaseNamespace?: string;
+  leaseDuration?: string;
+  renewDeadline?: string;
+  leaseRetry?: string;
   verifySignatures?: string;
   signingKey?: string;
   /** false from --no-events. */
@@ -53,6 +56,8 @@ export interface AgentSettings {
   /** One active agent per repository and branch, elected on a Lease (see leader.ts). */
   leaderElection: boolean;
   leaseNamespace?: string;
+  /** Lease timing (client-go's): duration > renew deadline > retry period. */
+  lease: LeaseTiming;
   /** SSH allowed-signers file: only commits signed by these keys are applied (see git/verify.ts). */
   verifySignatures?: string;
   /** SSH private key (no passphrase) that signs status commits. */
@@ -73,6 +78,14 @@ export class SettingsError extends BatonError {
 
 export const DEFAULT_INTERVAL_MS = 60_000;
 
+export interface LeaseTiming {
+  durationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export const DEFAULT_LEASE: LeaseTiming = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
 /** Flags and environment only: enough to find and fetch the repository. */
 export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: string): AgentSettings {
   const pick = (flag: string | undefined, envKey: string): { value: string; source: string } | undefined =>
@@ -88,6 +101,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const listen = pick(flags.listen, 'BATON_LISTEN');
   const dataDir = pick(flags.dataDir, 'BATON_DATA_DIR');
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
+  const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
@@ -107,6 +121,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(listen ? { listen: listen.value } : {}),
     ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
     leaderElection: flags.leaderElection ?? flags.once !== true,
+    lease,
     events: eventsSetting(flags, env),
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
     ...(verify ? { verifySignatures: verify.value } : {}),
@@ -116,7 +131,8 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   return settings;
 }
 
-type PickSetting = (flag: string | undefined, envKey: string) => { value: string; source: string } | undefined;
+type Picked = { value: string; source: string } | undefined;
+type PickSetting = (flag: string | undefined, envKey: string) => Picked;
 
 /** Where SOPS age keys come from: a key file (--age-key-file, $SOPS_AGE_KEY_FILE) and a Secret (--age-key-secret, $BATON_AGE_KEY_SECRET). */
 function ageKeySettings(flags: AgentFlags, pick: PickSetting): Pick<AgentSettings, 'ageKeyFile' | 'ageKeySecret'> {
@@ -125,6 +141,23 @@ function ageKeySettings(flags: AgentFlags, pick: PickSetting): Pick<AgentSetting
   const secret = pick(flags.ageKeySecret, 'BATON_AGE_KEY_SECRET');
   if (secret && !/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(secret.value)) throw new SettingsError(secret.source, '--age-key-secret', 'NAMESPACE/NAME of a Secret', secret.value);
   return { ...(file ? { ageKeyFile: file.value } : {}), ...(secret ? { ageKeySecret: secret.value } : {}) };
+}
+
+/** Lease timing from flags or environment, defaults otherwise; the three must keep client-go's order. */
+function leaseTiming(duration: Picked, deadline: Picked, retry: Picked): LeaseTiming {
+  const out: LeaseTiming = {
+    durationMs: duration ? durationMs(duration.value, duration.source, '--lease-duration') : DEFAULT_LEASE.durationMs,
+    renewDeadlineMs: deadline ? durationMs(deadline.value, deadline.source, '--renew-deadline') : DEFAULT_LEASE.renewDeadlineMs,
+    retryPeriodMs: retry ? durationMs(retry.value, retry.source, '--lease-retry') : DEFAULT_LEASE.retryPeriodMs,
+  };
+  if (out.durationMs < 1000) throw new SettingsError(duration?.source ?? 'default', '--lease-duration', 'at least 1s', duration?.value ?? '');
+  if (!(out.renewDeadlineMs < out.durationMs)) {
+    throw new SettingsError(deadline?.source ?? duration?.source ?? 'default', '--renew-deadline', `a duration shorter than the lease duration (${out.durationMs} ms)`, deadline?.value ?? `${out.renewDeadlineMs}ms`);
+  }
+  if (!(out.retryPeriodMs < out.renewDeadlineMs)) {
+    throw new SettingsError(retry?.source ?? deadline?.source ?? 'default', '--lease-retry', `a duration shorter than the renew deadline (${out.renewDeadlineMs} ms)`, retry?.value ?? `${out.retryPeriodMs}ms`);
+  }
+  return out;
 }
 
 /** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */

@@ -1,6 +1,8 @@
 /**
- * Turns engine events into status file updates (one place builds the status, whatever path the work
- * took): a commit at plan start, at each phase end and at plan end, coalesced by the writer.
+ * Turns engine progress into status commits (one place builds the status, whatever path the work
+ * took). Plan transitions are not written as events arrive but derived (transitions.ts): each time a
+ * transition may have happened, the transitions the checkpoint shows and the record does not are
+ * written, one status commit each. So nothing is recorded twice and nothing is lost.
  */
 import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
@@ -16,10 +18,12 @@ function withStatusTrailers(t: Transition, status: InstanceStatus, cp: Checkpoin
   const objects = t.objects ?? (t.plan === 'repair' && t.runId === cp?.repair?.last?.id ? cp?.repair?.objects : undefined);
   return { ...t, ...(status.sync ? { sync: t.sync ?? status.sync.status } : {}), ...(status.health ? { health: t.health ?? status.health.status } : {}), ...(objects ? { objects } : {}) };
 }
+import { unrecordedTransitions, type PlanTransition } from './transitions.js';
 
 export interface ReporterContext {
   key: InstanceKey;
   framework: { name: string; version?: string };
+  /** The user's commit this look at the instance is about (status `sourceCommit`, non-plan transitions). */
   sourceCommit: string;
   observed: Fingerprint;
   sensitiveValues: readonly string[];
@@ -29,12 +33,36 @@ export interface ReporterContext {
   live?: () => { health?: HealthSection; drift?: DriftSection };
 }
 
+/**
+ * The record: the last status written for each instance (committed, or queued in the writer). What it
+ * says was recorded is what transitions are derived against, so every writer of status shares one.
+ */
+export interface RecordBook {
+  get(key: InstanceKey): InstanceStatus | undefined;
+  set(key: InstanceKey, status: InstanceStatus | undefined): void;
+}
+
+/** A record book of its own (tests, one-off writes). */
+export function recordBook(initial?: InstanceStatus): RecordBook {
+  const map = new Map<string, InstanceStatus>();
+  const id = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
+  if (initial) map.set(id(initial.instance), initial);
+  return {
+    get: (k) => map.get(id(k)),
+    set: (k, status) => { if (status) map.set(id(k), status); else map.delete(id(k)); },
+  };
+}
+
 export class StatusReporter {
   checkpoint: Checkpoint | undefined;
-  last: InstanceStatus | undefined;
 
-  constructor(private readonly writer: StatusWriter, private readonly ctx: ReporterContext, initial?: Checkpoint) {
+  constructor(private readonly writer: StatusWriter, private readonly ctx: ReporterContext, initial: Checkpoint | undefined, private readonly records: RecordBook) {
     this.checkpoint = initial;
+  }
+
+  /** The instance's status as last written (by this reporter or before). */
+  get last(): InstanceStatus | undefined {
+    return this.records.get(this.ctx.key);
   }
 
   /** Once the instance's values are resolved: mask them in everything written from now on. */
@@ -49,20 +77,14 @@ export class StatusReporter {
         this.checkpoint = event.checkpoint;
         return;
       case 'plan-started':
-        this.write(this.transition('plan-started', 'IN_PROGRESS', event.run));
-        return;
       case 'phase-complete':
-        this.write({ ...this.transition('phase-complete', 'IN_PROGRESS', this.checkpoint?.active), plan: event.plan, phase: event.phase });
-        return;
-      case 'plan-complete':
-        this.write(this.transition('plan-complete', 'COMPLETE', event.run));
-        return;
       case 'plan-failed':
-        this.write({ ...this.transition('plan-failed', event.run.state.status, event.run), message: event.error.message });
+        this.recordTransitions();
         return;
+      // plan-complete: recorded by the caller once pruning is done, so it carries the final inventory.
+      // plan-superseded: an interruption, not an end; the run resumes, or ends superseded when a newer one starts.
+      case 'plan-complete':
       case 'plan-superseded':
-        this.write(this.transition('plan-superseded', 'SUPERSEDED', event.run));
-        return;
       case 'phase-started':
       case 'phase-failed':
       case 'step-started':
@@ -72,31 +94,72 @@ export class StatusReporter {
       case 'step-failed':
       case 'prune':
       case 'refused':
-        // Steps change often: they reach Git with the next phase or plan transition (coalescing).
+        // Steps change often: they reach Git with the next transition.
         return;
     }
   };
 
+  /** Writes every plan transition the checkpoint shows and the record does not, in order; returns them. */
+  recordTransitions(): PlanTransition[] {
+    const missing = unrecordedTransitions(this.records.get(this.ctx.key), this.checkpoint);
+    for (const t of missing) this.submit(this.planTransition(t));
+    return missing;
+  }
+
+  /** A transition that is not a plan's (refused, observed, removed...): about the user's commit of this look. */
   transition(event: TransitionEvent, result: string, run?: PlanRun): Transition {
     const t: Transition = { instance: this.ctx.key, event, result, sourceCommit: this.ctx.sourceCommit };
     if (run) {
       t.plan = run.plan;
       t.runId = run.id;
       t.frameworkVersion = run.frameworkVersion;
-      const state = run.state;
-      if (state.status === 'COMPLETE' || state.status === 'FATAL_ERROR') t.durationSeconds = (Date.parse(state.finishedAt) - Date.parse(state.startedAt)) / 1000;
     }
     return t;
   }
 
-  /** Submits the status as it is now, described by `t`. */
+  /** A plan transition names the commit its run applies, recorded in the run when it started. */
+  private planTransition(p: PlanTransition): Transition {
+    const { run } = p;
+    const state = run.state;
+    const result = p.event === 'plan-complete' ? 'COMPLETE' : p.event === 'plan-failed' ? state.status : p.event === 'plan-superseded' ? 'SUPERSEDED' : 'IN_PROGRESS';
+    const t: Transition = {
+      ...this.transition(p.event, result, run),
+      sourceCommit: run.sourceCommit ?? this.ctx.sourceCommit,
+      ...(p.phase !== undefined ? { phase: p.phase } : {}),
+    };
+    if (state.status === 'COMPLETE' || state.status === 'FATAL_ERROR') t.durationSeconds = (Date.parse(state.finishedAt) - Date.parse(state.startedAt)) / 1000;
+    if (p.event === 'plan-failed' && state.status === 'FATAL_ERROR') t.message = state.message;
+    return t;
+  }
+
+  /**
+   * Writes a transition that is not derived from the checkpoint (refused, observed, removed...), after
+   * the plan transitions still missing, so the status it carries never claims an unrecorded one.
+   */
   write(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
+    this.recordTransitions();
+    this.submit(transition, extra);
+  }
+
+  /**
+   * Now, but later than the record's time: every transition's commit then changes the status file, so
+   * path-limited `git log` (and `baton history`) lists it even when two transitions share a millisecond.
+   */
+  private updatedAt(): string {
+    const now = this.ctx.now();
+    const previous = Date.parse(this.records.get(this.ctx.key)?.updatedAt ?? '');
+    return Number.isNaN(previous) || Date.parse(now) > previous ? now : new Date(previous + 1).toISOString();
+  }
+
+  /** Submits the status as it is now, described by `transition`, and makes it the record. */
+  private submit(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
     // The commit subject and trailers go into git log for good: a message quoting a sensitive value
     // (an API error echoing a field) is masked like the status file itself. Only the message: ids in
     // the trailers (commits, runs) must stay exact.
     const t = transition.message === undefined ? transition : { ...transition, message: maskSensitive(transition.message, this.ctx.sensitiveValues) };
     if (extra.removed) {
       this.writer.submit({ path: statusPath(this.ctx.key), content: null, summary: summaryOf(t), trailers: trailersOf(t) });
+      this.records.set(this.ctx.key, undefined);
       return;
     }
     const status = buildStatus({
@@ -104,14 +167,14 @@ export class StatusReporter {
       framework: this.ctx.framework,
       sourceCommit: this.ctx.sourceCommit,
       observed: this.ctx.observed,
-      now: this.ctx.now(),
+      now: this.updatedAt(),
       ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
       ...(extra.refusal ? { refusal: extra.refusal } : {}),
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.live?.() ?? {}),
     });
-    this.last = status;
+    this.records.set(this.ctx.key, status);
     const described = withStatusTrailers(t, status, this.checkpoint);
     this.writer.submit({ path: statusPath(this.ctx.key), content: formatStatus(status), summary: summaryOf(described), trailers: trailersOf(described) });
   }

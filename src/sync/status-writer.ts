@@ -1,7 +1,8 @@
 /**
- * Writes status files back to Git: coalesces updates, commits them without a working tree on top of
- * the branch tip (one commit per instance per flush, so every commit's trailers describe one
- * instance), and pushes safely. A rejected push fetches, replays the unpushed status commits on the
+ * Writes status files back to Git: one commit per transition (each update submitted is one), made
+ * without a working tree on top of the branch tip, in the order submitted; updates arriving within the
+ * coalescing window share one push. A later update never replaces an earlier one not yet committed:
+ * every commit's trailers describe one transition of one instance. Pushes are safe. A rejected push fetches, replays the unpushed status commits on the
  * new tip and retries with backoff: never a force-push. Unpushed commits are kept under a ref in the
  * agent's persistent bare clone, so a restarted agent pushes them: no transition goes missing.
  */
@@ -13,8 +14,11 @@ import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/tra
 import type { ObjectStore } from '../git/tree.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
+import type { Fence } from '../fencing/index.js';
 
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
+/** The lease term of the leader that wrote a status commit (absent without leader election). */
+export const LEASE_TERM_TRAILER = 'Baton-Lease-Term';
 
 export interface StatusUpdate {
   /** Repository path, e.g. `status/prod/redis.yaml`. */
@@ -41,6 +45,16 @@ export interface StatusWriterOptions {
   backoffMs?: number;
   /** Called on each rejected push (metrics). */
   onRetry?: (attempt: number) => void;
+  /**
+   * The leader's fence: checked before every push, and its term goes into every commit
+   * (`Baton-Lease-Term`). Without it (no leader election) pushes are not fenced.
+   */
+  fence?: Fence;
+  /**
+   * Unpushed status commits were dropped because a newer leader (a newer lease term) wrote status
+   * meanwhile: what this writer queued is no longer the record (reload it from the branch).
+   */
+  onDropped?: (count: number) => void;
 }
 
 export class StatusPushError extends BatonError {
@@ -49,10 +63,16 @@ export class StatusPushError extends BatonError {
   }
 }
 
+export class StaleLeaseTermError extends BatonError {
+  constructor(branch: string, mine: number, newer: number) {
+    super('STATUS_LEASE_TERM_STALE', `${branch} has status commits of lease term ${newer}, newer than this agent's ${mine}: another agent leads; its unpushed status commits are dropped`, { branch, mine, newer });
+  }
+}
+
 export class StatusWriter {
   /** The unpushed status commits, oldest first, end at this ref of the bare clone. */
   readonly pendingRef: string;
-  private readonly queued = new Map<string, StatusUpdate>();
+  private queued: StatusUpdate[] = [];
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private mayHaveUnpushed = true;
@@ -63,9 +83,9 @@ export class StatusWriter {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
   }
 
-  /** Queues an update; it is committed at the end of the coalescing window (or by flush()). */
+  /** Queues an update (one transition); it is committed at the end of the coalescing window (or by flush()). */
   submit(update: StatusUpdate): void {
-    this.queued.set(update.path, update);
+    this.queued.push(update);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush().catch(() => undefined);
@@ -76,8 +96,8 @@ export class StatusWriter {
   flush(): Promise<void> {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     const run = this.chain.then(async () => {
-      const updates = [...this.queued.values()];
-      this.queued.clear();
+      const updates = this.queued;
+      this.queued = [];
       if (updates.length > 0) await this.commitAll(updates);
       await this.push();
     });
@@ -90,7 +110,7 @@ export class StatusWriter {
    * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
    */
   flushIfPending(): Promise<void> {
-    return this.queued.size > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
+    return this.queued.length > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
   }
 
   /** Stops the coalescing timer (call flush() first to keep queued updates). */
@@ -99,7 +119,7 @@ export class StatusWriter {
   }
 
   get queuedCount(): number {
-    return this.queued.size;
+    return this.queued.length;
   }
 
   private async base(): Promise<string | undefined> {
@@ -108,17 +128,16 @@ export class StatusWriter {
 
   private async commitAll(updates: StatusUpdate[]): Promise<void> {
     let tip = await this.base();
-    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), messageOf(update));
+    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), this.messageOf(update));
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
     this.mayHaveUnpushed = true;
   }
 
-  /** One status commit on `parent`; returns the parent unchanged when the file would not change. */
-  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string | undefined> {
+  /** One status commit on `parent`: a transition is recorded even when the file did not change. */
+  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string> {
     const { store } = this.options;
     const baseTree = parent === undefined ? undefined : await store.treeOfCommit(parent);
     const tree = await writeTreeWith(store, baseTree, new Map([[path, content]]));
-    if (tree === baseTree) return parent;
     this.commits += 1;
     return writeCommit(store, {
       tree, parents: parent === undefined ? [] : [parent], message, author: this.options.author,
@@ -133,6 +152,8 @@ export class StatusWriter {
       const tip = await mirror.revParse(this.pendingRef);
       if (tip === undefined) { this.mayHaveUnpushed = false; return; }
       try {
+        // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
+        this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
@@ -150,23 +171,43 @@ export class StatusWriter {
     }
   }
 
-  /** Rebuilds the unpushed status commits ending at `tip` on the freshly fetched branch tip. */
+  /**
+   * Rebuilds the unpushed status commits ending at `tip` on the freshly fetched branch tip. Commits of a
+   * lease term older than one the branch gained meanwhile were written by a deposed leader: they are
+   * dropped, not replayed over the new leader's record (which it derived without them).
+   */
   private async replay(tip: string): Promise<void> {
     const { mirror, store, branch } = this.options;
     const remote = await mirror.revParse(trackingRef(branch));
+    const newer = remote === undefined ? undefined : await this.newestTerm(remote, tip);
     const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
     let base = remote;
+    let dropped = 0;
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
       const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
-      const path = trailer(parseTrailers(commit.message), STATUS_FILE_TRAILER);
+      const trailers = parseTrailers(commit.message);
+      const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
+      const term = Number(trailer(trailers, LEASE_TERM_TRAILER) ?? Number.NaN);
+      if (newer !== undefined && term < newer) { dropped++; continue; }
       const tree = await store.at(sha);
       base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
     }
     await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
+    if (dropped > 0) this.options.onDropped?.(dropped);
+    const mine = this.options.fence?.term;
+    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
   }
-}
 
-function messageOf(update: StatusUpdate): string {
-  return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path]]);
+  /** The newest lease term among the status commits the branch gained that `tip` does not have. */
+  private async newestTerm(remote: string, tip: string): Promise<number | undefined> {
+    const out = await this.options.mirror.read(['log', `--format=%(trailers:key=${LEASE_TERM_TRAILER},valueonly,separator=%x2C)`, remote, '--not', tip]);
+    const terms = out.split(/[\n,]/).map((t) => t.trim()).filter((t) => /^\d+$/.test(t)).map(Number);
+    return terms.length === 0 ? undefined : Math.max(...terms);
+  }
+
+  private messageOf(update: StatusUpdate): string {
+    const term = this.options.fence?.term;
+    return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path], ...(term !== undefined ? [[LEASE_TERM_TRAILER, String(term)] as const] : [])]);
+  }
 }

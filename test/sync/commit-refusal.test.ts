@@ -83,7 +83,8 @@ describe('the agent and a commit refused by signature verification', () => {
     const site = await statusOf('site');
     expect(site).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNTRUSTED', commit: refused }, currentPlan: { plan: 'deploy' }, framework: { name: 'web' } });
     expect(site?.refusal?.message).toContain('not in the allowed signers');
-    expect(site?.sourceCommit).toBe(mirror.pinned);
+    // The verified tip is a status commit: the source is the user's commit behind it.
+    expect(site?.sourceCommit).toBe(world.user.git('log', '-1', '--format=%H', '--invert-grep', '--grep=Baton-Status-File', mirror.pinned));
     expect(await statusOf('shop')).toMatchObject({ state: 'REFUSED', framework: { name: 'web', version: '1.0.0' }, refusal: { code: 'COMMIT_UNTRUSTED' } });
     expect(world.user.git('show', 'HEAD:status/shop/blog.yaml')).toBe(blogBefore);
     expect(await value('site')).toMatchObject({ value: 'one' });

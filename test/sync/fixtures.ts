@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import type { ClusterOptions } from '../../src/cluster/index.js';
 import { GitMirror } from '../../src/git/index.js';
 import type { KubeClient } from '../../src/kube/client.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
@@ -39,6 +40,53 @@ export function webFramework(version = '1.0.0', extra = ''): Record<string, stri
   };
 }
 
+/**
+ * A framework whose deploy plan waits: phase `one` applies a ConfigMap, phase `two` a Deployment of
+ * 0 replicas that no controller observes (the test cluster runs none), so the plan waits on its gate
+ * until the test calls `releaseGate`.
+ */
+export function gatedFramework(): Record<string, string> {
+  const dir = 'frameworks/gated/1.0.0';
+  return {
+    [`${dir}/framework.yaml`]: [
+      API, 'kind: Framework', 'name: gated', 'version: 1.0.0', 'appVersion: "1"',
+      'tasks:',
+      '  - { name: config, kind: Apply, resources: [config.yaml.ejs] }',
+      '  - { name: gate, kind: Apply, resources: [gate.yaml.ejs] }',
+      'plans:',
+      '  deploy:',
+      '    phases:',
+      '      - name: one',
+      '        steps:',
+      '          - { name: config, tasks: [config] }',
+      '      - name: two',
+      '        steps:',
+      '          - { name: gate, tasks: [gate] }',
+      '',
+    ].join('\n'),
+    [`${dir}/params.yaml`]: '- { name: VALUE, type: string, default: v }\n',
+    [`${dir}/templates/config.yaml.ejs`]: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  value: <%= params.VALUE %>\n',
+    [`${dir}/templates/gate.yaml.ejs`]: [
+      'apiVersion: apps/v1', 'kind: Deployment', 'metadata:', '  name: <%= "gate-" + instance.name %>', 'spec:', '  replicas: 0',
+      '  selector: { matchLabels: { app: <%= instance.name %> } }', '  template:', '    metadata:', '      labels: { app: <%= instance.name %> }',
+      '    spec: { containers: [{ name: c, image: "nginx:1.27" }] }', '',
+    ].join('\n'),
+  };
+}
+
+/** Marks a `gatedFramework` Deployment as observed by its (absent) controller: its gate then passes. */
+export async function releaseGate(client: KubeClient, namespace: string, name: string): Promise<void> {
+  const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name };
+  for (;;) {
+    const live = await client.get(ref);
+    if (live !== undefined) {
+      await client.patch(ref, { status: { observedGeneration: live.metadata.generation ?? 1 } }, 'merge', { subresource: 'status' });
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 export function instance(params: Record<string, string | number> = {}, version = '1.0.0'): string {
   const lines = [API, 'kind: Instance', 'framework: web', `version: ${version}`];
   const entries = Object.entries(params);
@@ -71,9 +119,9 @@ export function testAgent(mirror: GitMirror, client: KubeClient, renderer: Rende
   });
 }
 
-export async function agentWorld(): Promise<AgentWorld> {
+export async function agentWorld(clusterOptions: ClusterOptions = {}): Promise<AgentWorld> {
   const sandbox = gitSandbox();
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster(clusterOptions);
   const origin = join(sandbox.dir, 'origin.git');
   execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
   const user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));

@@ -3,7 +3,7 @@
  * commit subject and the trailers (git log keeps them for good).
  */
 import { describe, expect, it } from 'vitest';
-import { StatusReporter } from '../../src/sync/status-reporter.js';
+import { StatusReporter, recordBook } from '../../src/sync/status-reporter.js';
 import type { StatusUpdate, StatusWriter } from '../../src/sync/status-writer.js';
 
 function capture(): { writer: StatusWriter; updates: StatusUpdate[] } {
@@ -17,7 +17,7 @@ describe('the status reporter', () => {
     const reporter = new StatusReporter(writer, {
       key: { namespace: 'shop', name: 'site' }, framework: { name: 'web', version: '1.0.0' }, sourceCommit: 'a'.repeat(40),
       observed: { instance: 'b'.repeat(40) }, sensitiveValues: [], schedules: [], now: () => '2026-11-22T00:00:00Z',
-    });
+    }, undefined, recordBook());
     reporter.setSensitiveValues(['hunter2-secret']);
     reporter.write({ ...reporter.transition('plan-failed', 'FATAL_ERROR'), plan: 'deploy', message: 'apply failed: data.password: Invalid value: "hunter2-secret"' });
     expect(updates).toHaveLength(1);
@@ -36,7 +36,7 @@ describe('masking never touches ids', () => {
     const reporter = new StatusReporter(writer, {
       key: { namespace: 'shop', name: 'site' }, framework: { name: 'web', version: '1.0.0' }, sourceCommit: commit,
       observed: { instance: blob }, sensitiveValues: [secret], schedules: [], now: () => '2026-11-22T00:00:00Z',
-    });
+    }, undefined, recordBook());
     reporter.write({ ...reporter.transition('plan-failed', 'FATAL_ERROR'), plan: 'deploy', message: `value ${secret} rejected` });
     expect(reporter.last?.sourceCommit).toBe(commit);
     expect(reporter.last?.observed.instance).toBe(blob);

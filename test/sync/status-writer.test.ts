@@ -40,17 +40,29 @@ describe('writing status back to Git', () => {
     return { mirror, writer };
   }
 
-  it('GIVEN several updates of one instance in the coalescing window WHEN flushed THEN one commit with a summary and trailers', async () => {
+  it('GIVEN several transitions of one instance in the coalescing window WHEN flushed THEN one commit each, in order, in one push', async () => {
     const { writer } = await agent('coalesce');
+    const before = bob.git('rev-parse', 'HEAD');
     writer.submit(update('redis', 'IN_PROGRESS', 'plan-started'));
     writer.submit(update('redis', 'COMPLETE'));
     await writer.flush();
     await bob.pull();
-    expect(bob.git('log', '-1', '--format=%s')).toBe('prod/redis: deploy COMPLETE in 42s');
+    expect(bob.git('log', '--format=%s', `${before}..HEAD`).split('\n')).toEqual(['prod/redis: deploy COMPLETE in 42s', 'prod/redis: deploy started']);
     expect(bob.git('log', '-1', '--format=%an <%ae>')).toBe('Baton Agent <agent@example.com>');
     expect(bob.git('log', '-1', '--format=%(trailers:key=Baton-Result,valueonly)')).toBe('COMPLETE');
+    expect(bob.git('show', 'HEAD~1:status/prod/redis.yaml')).toBe('state: IN_PROGRESS');
     expect(bob.git('show', 'HEAD:status/prod/redis.yaml')).toBe('state: COMPLETE');
-    expect(writer.commits).toBe(1);
+    expect(writer.commits).toBe(2);
+    expect(writer.pushes).toBe(1);
+  });
+
+  it('GIVEN a transition that leaves the file as it was WHEN flushed THEN it is still committed', async () => {
+    const { writer } = await agent('same-content');
+    writer.submit(update('redis', 'COMPLETE', 'observed'));
+    writer.submit(update('redis', 'COMPLETE', 'observed'));
+    await writer.flush();
+    expect(writer.commits).toBe(2);
+    await bob.pull();
   });
 
   it('GIVEN someone pushed meanwhile WHEN the status push is rejected THEN it is rebuilt on the new tip and retried, keeping their commit', async () => {

@@ -1,0 +1,60 @@
+/**
+ * An HTTP proxy in front of the simulated API server that records every request one client makes,
+ * so a test can tell which of several agents wrote what (the API server cannot: they share one
+ * identity). Streams (watches) are piped through as they come.
+ */
+import { createServer, request, type Server } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Date.now() when the request arrived. */
+  at: number;
+}
+
+export interface RecordingProxy {
+  url: string;
+  requests: RecordedRequest[];
+  /** Requests that change something (anything but GET), from `since` on. */
+  writes(since?: number): RecordedRequest[];
+  /** Writes a kubeconfig pointing at the proxy to `path`. */
+  kubeconfig(path: string): string;
+  close(): Promise<void>;
+}
+
+export async function recordingProxy(target: string): Promise<RecordingProxy> {
+  const upstream = new URL(target);
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', at: Date.now() });
+    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => { if (!res.headersSent) res.writeHead(502); res.end(); });
+    req.pipe(out);
+    res.on('close', () => out.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    writes: (since = 0) => requests.filter((r) => r.method !== 'GET' && r.at >= since),
+    kubeconfig(path) {
+      writeFileSync(path, [
+        'apiVersion: v1', 'kind: Config', 'current-context: proxy',
+        'clusters: [{ name: proxy, cluster: { server: "' + url + '" } }]',
+        'users: [{ name: proxy, user: {} }]',
+        'contexts: [{ name: proxy, context: { cluster: proxy, user: proxy } }]', '',
+      ].join('\n'));
+      return path;
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
