@@ -69,6 +69,33 @@ export const readinessSchema = z.strictObject({
   field: z.strictObject({ path: z.string().min(1), ready: z.array(scalar).min(1), failed: z.array(scalar).optional() }).optional(),
 });
 
+/**
+ * What the agent does about a pod of the instance that stays not ready (docs/recovery.md): restart it
+ * after `transientTimeout`, replace it (new claims, possibly another node) or run a plan after
+ * `permanentTimeout`, within the limits.
+ */
+export const recoverySchema = z.strictObject({
+  transientTimeout: duration.optional().describe('not ready longer than this: the pod is restarted (default 5m; absent with permanentTimeout only: never restarted)'),
+  permanentTimeout: duration.optional().describe('not ready longer than this: the permanent action runs (default: none)'),
+  permanent: z.enum(['replace', 'plan']).default('replace').describe('replace: the pod and its claims are deleted so it comes back on new storage; plan: the framework plan `plan` runs with POD=<pod>'),
+  plan: z.string().min(1).optional().describe('with permanent: plan, the plan to run (default recovery)'),
+  limits: z
+    .strictObject({
+      podInterval: duration.optional().describe('at least this long between two actions on one pod (default 10m)'),
+      maxActionsPerHour: z.number().int().min(1).max(1000).optional().describe('actions on the instance per hour at most (default 6)'),
+      maxPods: z.number().int().min(1).max(100).optional().describe('pods acted on in one recovery run (default 1: never more than one member of a quorum)'),
+    })
+    .optional(),
+});
+export type RecoveryDecl = z.output<typeof recoverySchema>;
+
+/** What happens to a replica removed by a scale-down (docs/recovery.md): its claims kept or deleted, a plan per removed pod. */
+export const decommissionSchema = z.strictObject({
+  volumes: z.enum(['keep', 'delete']).default('keep').describe('the removed replica\'s PersistentVolumeClaims: kept (default) or deleted once the scale-down completed'),
+  plan: z.string().min(1).optional().describe('a plan run once per removed pod (POD=<pod>) before its claims are handled'),
+});
+export type DecommissionDecl = z.output<typeof decommissionSchema>;
+
 export const frameworkSchema = z
   .strictObject({
     $schema: schemaRef,
@@ -85,6 +112,8 @@ export const frameworkSchema = z
     tasks: z.array(taskSchema).default([]),
     plans: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'plan names are lowercase words joined by "-"'), planSchema),
     readiness: z.array(readinessSchema).optional(),
+    recovery: recoverySchema.optional().describe('automatic recovery of pods that stay not ready (docs/recovery.md)'),
+    decommission: decommissionSchema.optional().describe('what a scale-down does with the removed replicas (docs/recovery.md)'),
   })
   .describe('Baton framework.yaml');
 export type FrameworkDecl = z.output<typeof frameworkSchema>;
