@@ -23,7 +23,8 @@ export {
   loadSettings,
 } from './repository.js';
 export type { DecommissionDecl, FrameworkDecl, InstanceDecl, RecoveryDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
-export { API_VERSION, requestSchema } from './schemas.js';
+export { API_VERSION, requestSchema, REQUEST_ACTIONS, REQUEST_FIELDS } from './schemas.js';
+export type { RequestAction, RequestField, RequestItemDecl } from './schemas.js';
 export type { ParamValues, ResolvedParams } from './params.js';
 export { isRequired, resolveParams } from './params.js';
 export type { RenderPlanInput, RenderResult } from './plan.js';

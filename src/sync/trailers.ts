@@ -13,6 +13,12 @@ export const TRAILER = {
   frameworkVersion: 'Baton-Framework-Version',
   runId: 'Baton-Run',
   request: 'Baton-Request',
+  /** What an operator request asks (trigger, pause, resume, stop, retry, restart, force-complete, continue...). */
+  action: 'Baton-Action',
+  /** Who asked for an operator request or control transition: `Name <email>` (Git) or the direct user. */
+  requestedBy: 'Baton-Requested-By',
+  /** Why, as the operator wrote it (force-complete requires one). */
+  reason: 'Baton-Reason',
   /** The sync state after this transition: Synced, OutOfSync, Progressing, Failed, Refused. */
   sync: 'Baton-Sync',
   /** The live health recorded with this transition: Healthy, Progressing, Missing, Degraded, Unknown. */
