@@ -253,7 +253,7 @@ export type RepositoryDecl = z.output<typeof repositorySchema>;
  * The single-request form `kind: PlanRequest` (what `baton plan trigger` wrote before) still reads as
  * one `trigger` request.
  */
-export const REQUEST_ACTIONS = ['trigger', 'pause', 'resume', 'stop', 'retry', 'restart', 'force-complete', 'continue'] as const;
+export const REQUEST_ACTIONS = ['trigger', 'pause', 'resume', 'stop', 'retry', 'restart', 'force-complete', 'continue', 'pod-restart', 'pod-replace'] as const;
 export type RequestAction = (typeof REQUEST_ACTIONS)[number];
 export type RequestField = 'plan' | 'phase' | 'step' | 'pod' | 'reason' | 'args';
 
@@ -267,6 +267,9 @@ export const REQUEST_FIELDS: Record<RequestAction, { required: readonly RequestF
   restart: { required: [], optional: ['plan', 'phase', 'step', 'reason'] },
   'force-complete': { required: ['phase', 'step', 'reason'], optional: ['plan'] },
   continue: { required: [], optional: ['plan', 'reason'] },
+  // Pod actions (docs/recovery.md): carried out by src/recovery/ as runs of `pod-restart` / `pod-replace`.
+  'pod-restart': { required: ['pod'], optional: ['reason'] },
+  'pod-replace': { required: ['pod'], optional: ['reason'] },
 };
 
 const requestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1-63 letters, digits, ".", "_" or "-"');

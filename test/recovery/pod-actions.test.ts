@@ -75,7 +75,7 @@ describe('pod replace', () => {
     expect(newClaim?.metadata.uid).not.toBe(claim?.metadata.uid);
     expect((newClaim?.['status'] as { phase?: string }).phase).toBe('Bound');
     const complete = events.find((e) => e.type === 'plan-complete');
-    expect(complete?.type === 'plan-complete' && complete.run.state.message).toMatch(/orders-db-2: replaced on node \S+ \(was .+\), ready with new claim data-orders-db-2/);
+    expect(complete?.type === 'plan-complete' && complete.run.state.status === 'COMPLETE' && complete.run.state.message).toMatch(/orders-db-2: replaced on node \S+ \(was .+\), ready with new claim data-orders-db-2/);
     await setNodeDown(world, lost, false);
   }, 30_000);
 });
