@@ -10,3 +10,6 @@ export { runPodAction, POD_PLANS, DEFAULT_POD_TIMEOUT_SECONDS, type PodActionOpt
 export { PodReader, notReadyOf, isPodReady, type InstancePod, type NotReadyReason, type WorkloadRef } from './pods.js';
 export type { PodActionKind, PodOpResult } from './pod-ops.js';
 export { InstanceUnknownError, PodUnknownError, PodNotOfInstanceError, PodActionBusyError } from './errors.js';
+export { nextCare, type CareWork, type CareInput, type CarePlan, type PodRequest } from './care.js';
+export { decideRecovery, recoveryPolicyOf, RECOVERY_ACTOR, formatMs, type RecoveryPolicy, type RecoveryDecision, type HeldPod } from './rules.js';
+export { removedReplicas, runDecommission, claimsAbove, DECOMMISSION_PLAN, type RemovedReplica } from './decommission.js';

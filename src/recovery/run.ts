@@ -4,22 +4,21 @@
  * engine events as any plan (plan-started, step-started/waiting/complete, phase-complete,
  * plan-complete / plan-failed), so status commits, `baton history`, Kubernetes Events and the CLI's
  * progress lines see it like any other run. The pods are checked (they exist, they are the instance's)
- * before anything is recorded or deleted.
+ * before anything is deleted; a request the agent carries out is recorded even when refused (a run
+ * that fails at once, naming why), so the refusal shows in status and history.
  */
-import { randomUUID } from 'node:crypto';
 import { BatonError, errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
-import { POD_ACTIONS_LIMIT, type CheckpointStore, type InstanceKey, type PodActionEntry } from '../plans/checkpoint.js';
-import { isoAt, systemClock, type Clock } from '../plans/clock.js';
+import { HANDLED_REQUESTS_LIMIT, type Checkpoint, type CheckpointStore, type InstanceKey, type PodActionEntry } from '../plans/checkpoint.js';
+import { systemClock, type Clock } from '../plans/clock.js';
 import { isUnfinished } from '../plans/concurrency.js';
 import { safeEmitter, type EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
-import { stepState, withPhaseState, withPlanState, withStepState } from '../plans/run-record.js';
-import { CheckpointSession } from '../plans/session.js';
-import { complete, fatal, inProgress, pending, type FailureInfo, type PlanRun } from '../plans/state.js';
+import type { FailureInfo, PlanRun } from '../plans/state.js';
 import { InstanceUnknownError, PodActionBusyError } from './errors.js';
 import { runPodOp, type PodActionKind, type PodOpResult } from './pod-ops.js';
 import { PodReader, type InstancePod } from './pods.js';
+import { PodRunRecorder } from './recorder.js';
 
 export const POD_PLANS = { restart: 'pod-restart', replace: 'pod-replace' } as const satisfies Record<PodActionKind, string>;
 export const DEFAULT_POD_TIMEOUT_SECONDS = 600;
@@ -33,8 +32,10 @@ export interface PodActionOptions {
   pods: readonly string[];
   /** Why, as the person or the recovery rule said it (recorded in the run, status, history and Events). */
   reason: string;
-  /** Who asked: a person (`Jane <jane@example.com>`), a request id, or `recovery`. */
+  /** Who asked: a person (`Jane <jane@example.com>`), or `recovery`. */
   by: string;
+  /** The request (Git) this carries out: its id is recorded as handled with the run, even a refused one. */
+  requestId?: string;
   /** The user's commit the agent acts at (absent outside Git). */
   sourceCommit?: string;
   /** Per pod: the start of its not-ready episode (recovery carries it across restarts). */
@@ -53,8 +54,8 @@ export type PodActionResult =
   | { kind: 'superseded'; run: PlanRun };
 
 /**
- * Checks the instance and its pods, then runs the action. Throws (before changing anything) when the
- * instance is unknown, a pod is unknown or not the instance's, or a plan is running on the instance.
+ * Checks the instance and its pods, then runs the action. Without `requestId` a bad pod or a busy
+ * instance throws before anything changes; with one, the refusal is recorded as a failed run.
  */
 export async function runPodAction(options: PodActionOptions): Promise<PodActionResult> {
   const clock = options.clock ?? systemClock;
@@ -62,96 +63,62 @@ export async function runPodAction(options: PodActionOptions): Promise<PodAction
   const stored = await options.store.load(options.instance);
   if (stored === undefined) throw new InstanceUnknownError(options.instance);
   const cp = stored.checkpoint;
-  if (isUnfinished(cp.active)) throw new PodActionBusyError(options.instance, `plan ${cp.active?.plan ?? '?'} is running (run ${cp.active?.id ?? '?'})`);
-  if (cp.pods?.last && isUnfinished(cp.pods.last) && !stale(cp.pods.last, clock, options.timeoutSeconds)) throw new PodActionBusyError(options.instance, `${cp.pods.last.plan} is running (run ${cp.pods.last.id})`);
-  if (options.pods.length === 0) throw new BatonError('POD_ACTION_INVALID', 'no pod named', { ...options.instance });
-  const reader = new PodReader(options.client, options.instance);
-  const targets = options.targets ?? (await Promise.all(options.pods.map((p) => reader.get(p))));
-
   const plan = POD_PLANS[options.action];
-  const now = isoAt(clock);
-  let run: PlanRun = {
-    id: randomUUID(),
-    plan,
-    reason: options.reason.slice(0, 500),
-    args: { POD: targets.map((t) => t.name).join(','), BY: options.by },
-    frameworkVersion: cp.target?.frameworkVersion ?? cp.applied?.frameworkVersion ?? '',
-    ...(options.sourceCommit ? { sourceCommit: options.sourceCommit } : {}),
-    strategy: 'parallel',
-    state: inProgress(pending(), now, `${options.action} ${targets.map((t) => t.name).join(', ')}`),
-    phases: [{ name: options.action, strategy: 'parallel', state: inProgress(pending(), now, `${options.action} ${targets.length} pod${targets.length === 1 ? '' : 's'}`), steps: targets.map((t) => ({ name: t.name, state: pending() })) }],
-  };
-  const session = new CheckpointSession(options.store, cp, stored.version, emit, (t) => t, { hooks: options.hooks, clock });
-  const entries = targets.map((t): PodActionEntry => {
-    const since = options.notReadySince?.[t.name] ?? t.notReady?.since;
-    return { pod: t.name, action: options.action, at: now, runId: run.id, by: options.by, ...(since !== undefined ? { notReadySince: since } : {}) };
-  });
-  const save = (r: PlanRun): Promise<void> =>
-    session.update((c) => {
-      const recent = c.pods?.recent ?? [];
-      const fresh = recent[0]?.runId === r.id ? recent : [...entries, ...recent].slice(0, POD_ACTIONS_LIMIT);
-      return { ...c, pods: { ...(c.pods ?? {}), recent: fresh, last: r } };
-    });
-  await save(run);
-  const base = { instance: options.instance, runId: run.id, plan };
-  emit({ type: 'plan-started', ...base, run, resumed: false, warnings: [] });
-  emit({ type: 'phase-started', ...base, phase: options.action });
+  const handled = (c: Checkpoint): Checkpoint => (options.requestId === undefined || c.handledRequests.includes(options.requestId) ? c : { ...c, handledRequests: [options.requestId, ...c.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) });
+  let targets: readonly InstancePod[];
+  try {
+    // A plan executing now writes the checkpoint too; a paused or failed one does not.
+    if (cp.active?.state.status === 'IN_PROGRESS') throw new PodActionBusyError(options.instance, `plan ${cp.active.plan} is running (run ${cp.active.id}); pause it or wait for it to finish`);
+    if (cp.pods?.last && isUnfinished(cp.pods.last) && !stale(cp.pods.last, clock, options.timeoutSeconds)) throw new PodActionBusyError(options.instance, `${cp.pods.last.plan} is running (run ${cp.pods.last.id})`);
+    if (options.pods.length === 0) throw new BatonError('POD_ACTION_INVALID', 'no pod named', { ...options.instance });
+    const reader = new PodReader(options.client, options.instance);
+    targets = options.targets ?? (await Promise.all(options.pods.map((p) => reader.get(p))));
+  } catch (err) {
+    if (options.requestId === undefined || !(err instanceof BatonError)) throw err;
+    // A request from Git: recorded as a run that fails at once, so status and history say why.
+    const refused = new PodRunRecorder({ store: options.store, stored, hooks: options.hooks, clock, emit, instance: options.instance, plan, phase: options.action, steps: [...options.pods], reason: options.reason, args: { POD: options.pods.join(','), BY: options.by }, ...(options.sourceCommit ? { sourceCommit: options.sourceCommit } : {}), entries: () => [], alsoSave: handled });
+    await refused.start();
+    const result = await refused.finish('', { code: err.code, message: `refused: ${err.message}` });
+    return result.kind === 'failed' ? result : { kind: 'failed', run: result.run, error: { code: err.code, message: err.message } };
+  }
 
+  const entries = (runId: string, at: string): PodActionEntry[] => targets.map((t) => {
+    const since = options.notReadySince?.[t.name] ?? t.notReady?.since;
+    return { pod: t.name, action: options.action, at, runId, by: options.by, ...(since !== undefined ? { notReadySince: since } : {}) };
+  });
+  const recorder = new PodRunRecorder({
+    store: options.store, stored, hooks: options.hooks, clock, emit, instance: options.instance, plan, phase: options.action, steps: targets.map((t) => t.name),
+    reason: options.reason, args: { POD: targets.map((t) => t.name).join(','), BY: options.by }, ...(options.sourceCommit ? { sourceCommit: options.sourceCommit } : {}), entries, alsoSave: handled,
+  });
+  await recorder.start();
   const deadline = new AbortController();
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_POD_TIMEOUT_SECONDS;
   const timer = setTimeout(() => deadline.abort(new BatonError('STEP_TIMEOUT', `the pod was not ready again within ${timeoutSeconds}s`, {})), timeoutSeconds * 1000);
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const results: Record<string, PodOpResult> = {};
-  let failure: FailureInfo | undefined;
   try {
-    await Promise.all(
-      targets.map(async (t) => {
-        const at = { ...base, phase: options.action, step: t.name };
-        run = withStepState(run, options.action, t.name, inProgress(stepState(run, options.action, t.name), isoAt(clock), `${options.action} ${t.notReady ? `(${t.notReady.reason}: ${t.notReady.message})` : ''}`.trim()));
-        await save(run);
-        emit({ type: 'step-started', ...at, objects: 1 + (options.action === 'replace' ? t.claims.length : 0), attempt: 0 });
-        try {
-          const r = await runPodOp(options.action, t, { client: options.client, hooks: options.hooks, clock, signal, onWaiting: (object, message) => emit({ type: 'step-waiting', ...at, object, message }) });
-          results[t.name] = r;
-          run = withStepState(run, options.action, t.name, complete(stepState(run, options.action, t.name), isoAt(clock), doneMessage(options.action, t, r)));
-          await save(run);
-          emit({ type: 'step-complete', ...at, applied: 0, deleted: r.deleted.length, objects: [] });
-        } catch (err) {
-          const error: FailureInfo = { code: deadline.signal.aborted ? 'STEP_TIMEOUT' : err instanceof BatonError ? err.code : 'POD_ACTION_FAILED', message: deadline.signal.aborted ? errorMessage(deadline.signal.reason) : errorMessage(err), object: `Pod ${options.instance.namespace}/${t.name}` };
-          if (options.signal?.aborted === true && !deadline.signal.aborted) throw err;
-          failure ??= error;
-          run = withStepState(run, options.action, t.name, fatal(stepState(run, options.action, t.name), isoAt(clock), error));
-          await save(run);
-          emit({ type: 'step-failed', ...at, error });
-        }
-      }),
-    );
+    await Promise.all(targets.map(async (t) => {
+      await recorder.stepStarted(t.name, `${options.action}${t.notReady ? ` (${t.notReady.reason}: ${t.notReady.message})` : ''}`, 1 + (options.action === 'replace' ? t.claims.length : 0));
+      try {
+        const r = await runPodOp(options.action, t, { client: options.client, hooks: options.hooks, clock, signal, onWaiting: (object, message) => recorder.waiting(t.name, object, message) });
+        results[t.name] = r;
+        await recorder.stepComplete(t.name, doneMessage(options.action, t, r), r.deleted.length);
+      } catch (err) {
+        if (options.signal?.aborted === true && !deadline.signal.aborted) throw err;
+        const code = deadline.signal.aborted ? 'STEP_TIMEOUT' : err instanceof BatonError ? err.code : 'POD_ACTION_FAILED';
+        await recorder.stepFailed(t.name, { code, message: deadline.signal.aborted ? errorMessage(deadline.signal.reason) : errorMessage(err), object: `Pod ${options.instance.namespace}/${t.name}` });
+      }
+    }));
   } catch {
     // Stopped (a shutdown, a newer desired state): recorded as failed, so the run has its one end.
-    const error: FailureInfo = { code: 'SUPERSEDED', message: 'stopped before the pod was ready again: a newer desired state or a shutdown' };
-    run = withPhaseState(run, options.action, fatal(run.phases[0]?.state ?? pending(), isoAt(clock), error));
-    run = withPlanState(run, fatal(run.state, isoAt(clock), error));
-    await save(run).catch(() => undefined);
-    emit({ type: 'plan-failed', ...base, run, error });
-    return { kind: 'superseded', run };
+    const stopped = await recorder.finish('', { code: 'SUPERSEDED', message: 'stopped before the pod was ready again: a newer desired state or a shutdown' });
+    return { kind: 'superseded', run: stopped.run };
   } finally {
     clearTimeout(timer);
   }
-  const t = isoAt(clock);
-  if (failure !== undefined) {
-    run = withPhaseState(run, options.action, fatal(run.phases[0]?.state ?? pending(), t, failure));
-    run = withPlanState(run, fatal(run.state, t, failure));
-    await save(run);
-    emit({ type: 'phase-failed', ...base, phase: options.action });
-    emit({ type: 'plan-failed', ...base, run, error: failure });
-    return { kind: 'failed', run, error: failure };
-  }
-  run = withPhaseState(run, options.action, complete(run.phases[0]?.state ?? pending(), t, 'phase complete'));
-  run = withPlanState(run, complete(run.state, t, Object.entries(results).map(([pod, r]) => `${pod}: ${doneMessage(options.action, targets.find((x) => x.name === pod), r)}`).join('; ')));
-  await save(run);
-  emit({ type: 'phase-complete', ...base, phase: options.action });
-  emit({ type: 'plan-complete', ...base, run });
-  return { kind: 'complete', run, results };
+  const summary = Object.entries(results).map(([pod, r]) => `${pod}: ${doneMessage(options.action, targets.find((x) => x.name === pod), r)}`).join('; ');
+  const end = await recorder.finish(summary);
+  return end.kind === 'complete' ? { kind: 'complete', run: end.run, results } : end;
 }
 
 /** An unfinished pod action older than its timeout was interrupted (its process stopped): a new one may start. */
