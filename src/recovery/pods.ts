@@ -58,7 +58,8 @@ export function isPodReady(pod: KubeObject): boolean {
 
 /** Why the pod is not ready, from its own status and its node's Ready condition. */
 export function notReadyOf(pod: KubeObject, nodeReady: boolean | undefined): InstancePod['notReady'] {
-  if (isPodReady(pod)) return undefined;
+  // A pod that ran to completion (a Job's) is done, not broken.
+  if (isPodReady(pod) || rec(pod['status']).phase === 'Succeeded') return undefined;
   const created = pod.metadata.creationTimestamp ?? new Date(0).toISOString();
   const readyCond = condition(pod, 'Ready');
   const since = str(readyCond?.lastTransitionTime) ?? created;

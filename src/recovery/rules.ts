@@ -64,6 +64,8 @@ export type RecoveryDecision =
   | { kind: 'act'; action: RecoveryAction; pods: PodVerdict[]; reason: string; held: HeldPod[] }
   | { kind: 'none'; held: HeldPod[] };
 
+const RUN_ONCE_CONTROLLERS: ReadonlySet<string> = new Set(['Job', 'CronJob']);
+
 /** Reasons no action helps with: left for a person (an image that cannot be pulled needs a new image). */
 const NOT_RECOVERABLE: ReadonlySet<NotReadyReason> = new Set(['image-pull']);
 
@@ -74,7 +76,8 @@ export function decideRecovery(policy: RecoveryPolicy, pods: readonly InstancePo
   const actionsThisHour = recent.filter((e) => e.by === RECOVERY_ACTOR && Date.parse(e.at) > hourAgo).length;
   for (const p of pods) {
     const bad = p.notReady;
-    if (bad === undefined) continue;
+    // Run-once pods (a Job's) are their Job's business: its backoff and the plan's gate.
+    if (bad === undefined || RUN_ONCE_CONTROLLERS.has(p.controller?.kind ?? '')) continue;
     if (NOT_RECOVERABLE.has(bad.reason)) {
       held.push({ pod: p.name, why: `${bad.message}: a restart or new storage does not help` });
       continue;

@@ -25,6 +25,8 @@ export const TRAILER = {
   health: 'Baton-Health',
   /** One per drifted object a drift check found or a repair re-applied: `Service shop/web missing`. */
   driftObject: 'Baton-Drift-Object',
+  /** One per pod a pod action (restart, replace, recovery, decommission) acted on: `zk-1`. */
+  pod: 'Baton-Pod',
 } as const;
 
 /** Drifted objects named in one commit's trailers, at most. */
@@ -47,6 +49,9 @@ export interface Transition {
   message?: string;
   /** Drifted objects (a drift check) or the objects a repair re-applied. */
   objects?: string[];
+  /** Pods a pod action acted on, and who asked for it (a person, `recovery`, `decommission`). */
+  pods?: string[];
+  requestedBy?: string;
   sync?: string;
   health?: string;
 }
@@ -84,6 +89,8 @@ export function trailersOf(t: Transition): Trailers {
   if (t.health !== undefined) out.push([TRAILER.health, t.health]);
   for (const o of (t.objects ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.driftObject, o]);
   if ((t.objects?.length ?? 0) > MAX_DRIFT_TRAILERS) out.push([TRAILER.driftObject, `... and ${(t.objects?.length ?? 0) - MAX_DRIFT_TRAILERS} more (see the status file)`]);
+  for (const p of (t.pods ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.pod, p]);
+  if (t.requestedBy !== undefined && !out.some(([k]) => k === TRAILER.requestedBy)) out.push([TRAILER.requestedBy, t.requestedBy]);
   return out;
 }
 
