@@ -34,7 +34,7 @@ const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 
 function claimTemplates(sts: KubeObject): string[] {
   const templates = rec(sts['spec']).volumeClaimTemplates;
-  return Array.isArray(templates) ? templates.map((t) => String(rec(rec(t).metadata).name ?? 'data')) : [];
+  return Array.isArray(templates) ? templates.map((t) => { const name = rec(rec(t).metadata).name; return typeof name === 'string' ? name : 'data'; }) : [];
 }
 
 /** `<template>-<sts>-<ordinal>` -> ordinal, for one of the StatefulSet's claim templates. */
@@ -135,4 +135,30 @@ export async function runDecommission(options: DecommissionOptions): Promise<{ k
   }
   const claims = options.removed.flatMap((r) => r.claims.map((c) => c.name));
   return recorder.finish(`${options.deleteClaims ? 'deleted' : 'kept'} ${claims.join(', ')} of removed replica${options.removed.length === 1 ? '' : 's'} ${options.removed.map((r) => r.pod).join(', ')}`);
+}
+
+export interface ScaleDown {
+  statefulSet: string;
+  /** Pods the scale-down removes, highest ordinal first (the order the StatefulSet controller removes them). */
+  pods: string[];
+  claims: string[];
+}
+
+/** What a change scales down (pure; `baton preview`): StatefulSets rendered with fewer replicas than before, their removed pods and claims. */
+export function scaleDowns(before: readonly KubeObject[], after: readonly KubeObject[]): ScaleDown[] {
+  const replicasOf = (o: KubeObject): number => (typeof rec(o['spec']).replicas === 'number' ? (rec(o['spec']).replicas as number) : 1);
+  const out: ScaleDown[] = [];
+  const seen = new Set<string>();
+  for (const sts of after) {
+    const id = `${sts.metadata.namespace ?? ''}/${sts.metadata.name ?? ''}`;
+    // A lifecycle plan's objects may be listed by more than one plan (deploy and update): once each.
+    if (sts.kind !== 'StatefulSet' || seen.has(id)) continue;
+    seen.add(id);
+    const old = before.find((b) => b.kind === 'StatefulSet' && b.metadata.name === sts.metadata.name && b.metadata.namespace === sts.metadata.namespace);
+    if (old === undefined || replicasOf(sts) >= replicasOf(old)) continue;
+    const ordinals = Array.from({ length: replicasOf(old) - replicasOf(sts) }, (_, i) => replicasOf(old) - 1 - i);
+    const name = sts.metadata.name ?? '';
+    out.push({ statefulSet: name, pods: ordinals.map((n) => `${name}-${n}`), claims: ordinals.flatMap((n) => claimTemplates(sts).map((t) => `${t}-${name}-${n}`)) });
+  }
+  return out;
 }

@@ -44,16 +44,7 @@ const claimRef = (ns: string, name: string): ObjectRef => ({ apiVersion: 'v1', k
 export async function runPodOp(kind: PodActionKind, target: InstancePod, ctx: PodOpContext): Promise<PodOpResult> {
   const ns = target.pod.metadata.namespace ?? '';
   const deleted: string[] = [];
-  const oldClaims = new Map<string, string>();
-  if (kind === 'replace') {
-    for (const name of target.claims) {
-      const claim = await ctx.client.get(claimRef(ns, name));
-      if (claim === undefined) continue;
-      oldClaims.set(name, claim.metadata.uid ?? '');
-      await ctx.client.delete(claimRef(ns, name), { preconditions: { uid: claim.metadata.uid ?? '' } });
-      deleted.push(`PersistentVolumeClaim ${ns}/${name}`);
-    }
-  }
+  const oldClaims = kind === 'replace' ? await deleteClaims(target, ctx, deleted) : new Map<string, string>();
   const force = target.notReady?.reason === 'node-not-ready' || target.notReady?.reason === 'terminating';
   await ctx.client.delete(podRef(ns, target.name), { preconditions: { uid: target.uid }, ...(force ? { gracePeriodSeconds: 0 } : {}) });
   deleted.push(`Pod ${ns}/${target.name}${force ? ' (grace period 0: its node is not ready)' : ''}`);
@@ -76,6 +67,20 @@ export async function runPodOp(kind: PodActionKind, target: InstancePod, ctx: Po
   for (const c of target.claims) claims[c] = (await ctx.client.get(claimRef(ns, c)))?.metadata.uid ?? '';
   const node = pod ? nodeOf(pod) : undefined;
   return { uid: pod?.metadata.uid ?? '', claims, deleted, ...(node ? { node } : {}) };
+}
+
+/** Deletes the pod's own claims (by uid: a claim created meanwhile is not touched); returns name -> old uid. */
+async function deleteClaims(target: InstancePod, ctx: PodOpContext, deleted: string[]): Promise<Map<string, string>> {
+  const ns = target.pod.metadata.namespace ?? '';
+  const old = new Map<string, string>();
+  for (const name of target.claims) {
+    const claim = await ctx.client.get(claimRef(ns, name));
+    if (claim === undefined) continue;
+    old.set(name, claim.metadata.uid ?? '');
+    await ctx.client.delete(claimRef(ns, name), { preconditions: { uid: claim.metadata.uid ?? '' } });
+    deleted.push(`PersistentVolumeClaim ${ns}/${name}`);
+  }
+  return old;
 }
 
 /**

@@ -74,7 +74,7 @@ export function notReadyOf(pod: KubeObject, nodeReady: boolean | undefined): Ins
   if (scheduled?.status === 'False') return { since: str(scheduled.lastTransitionTime) ?? created, reason: 'unschedulable', message: str(scheduled.message) ?? 'unschedulable' };
   for (const s of statuses) {
     const waitingReason = str(rec(rec(s.state).waiting).reason);
-    if (waitingReason === 'CrashLoopBackOff') return { since, reason: 'crash-loop', message: `container ${str(s.name) ?? '?'}: CrashLoopBackOff (${String(s.restartCount ?? 0)} restarts)` };
+    if (waitingReason === 'CrashLoopBackOff') return { since, reason: 'crash-loop', message: `container ${str(s.name) ?? '?'}: CrashLoopBackOff (${typeof s.restartCount === 'number' ? s.restartCount : 0} restarts)` };
   }
   return { since, reason: 'not-ready', message: str(readyCond?.message) ?? 'not ready' };
 }

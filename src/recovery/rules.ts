@@ -89,10 +89,7 @@ export function decideRecovery(policy: RecoveryPolicy, pods: readonly InstancePo
     const last = recent.find((e) => e.pod === p.name);
     const since = episodeStart(bad.since, last, policy);
     const forMs = now - Date.parse(since);
-    const restartedThisEpisode = last !== undefined && last.action === 'restart' && Date.parse(last.at) >= Date.parse(since);
-    let action: RecoveryAction | undefined;
-    if (policy.permanentMs !== undefined && forMs >= policy.permanentMs) action = policy.permanent;
-    else if (policy.transientMs !== undefined && forMs >= policy.transientMs && (!restartedThisEpisode || policy.permanentMs === undefined)) action = 'restart';
+    const action = actionFor(policy, forMs, last, since);
     if (action === undefined) continue;
     if (last !== undefined && now - Date.parse(last.at) < policy.podIntervalMs) {
       held.push({ pod: p.name, why: `acted on at ${last.at} (${last.action}); limits.podInterval allows the next action at ${new Date(Date.parse(last.at) + policy.podIntervalMs).toISOString()}` });
@@ -113,6 +110,14 @@ export function decideRecovery(policy: RecoveryPolicy, pods: readonly InstancePo
   const limit = first.action === 'restart' ? policy.transientMs : policy.permanentMs;
   const reason = `recovery: ${chosen.map((c) => `pod ${c.verdict.pod} not ready for ${formatMs(c.forMs)} (${c.verdict.reason}: ${c.verdict.message})`).join('; ')}; ${first.action} after ${formatMs(limit ?? 0)}`;
   return { kind: 'act', action: first.action, pods: chosen.map((c) => c.verdict), reason, held };
+}
+
+/** The action a pod not ready for `forMs` calls for: permanent past its timeout, else one restart per episode (more only without a permanent action). */
+function actionFor(policy: RecoveryPolicy, forMs: number, last: PodActionEntry | undefined, since: string): RecoveryAction | undefined {
+  if (policy.permanentMs !== undefined && forMs >= policy.permanentMs) return policy.permanent;
+  const restartedThisEpisode = last !== undefined && last.action === 'restart' && Date.parse(last.at) >= Date.parse(since);
+  if (policy.transientMs !== undefined && forMs >= policy.transientMs && (!restartedThisEpisode || policy.permanentMs === undefined)) return 'restart';
+  return undefined;
 }
 
 /** A restart that did not help (not ready again within the transient timeout) continues the episode it was for. */
