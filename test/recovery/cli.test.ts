@@ -37,7 +37,7 @@ describe('baton pod --direct', () => {
     expect(r.stdout).toContain('plan pod-restart started (requested by Jane <jane@example.com>: leaking file handles)');
     expect(r.stdout).toMatch(/pod-restart: COMPLETE: orders-db-0: restarted on node \S+, ready/);
     expect((await podNamed(world, 'shop', 'orders-db-0'))?.metadata.uid).not.toBe(uid);
-    const events = (await world.client.list('v1', 'Event', 'shop')).items.map((e) => String(e['message'] ?? ''));
+    const events = (await world.client.list('v1', 'Event', 'shop')).items.map((e) => (typeof e['message'] === 'string' ? e['message'] : ''));
     expect(events.some((m) => m.includes('pod-restart') && m.includes('requested by Jane <jane@example.com>: leaking file handles'))).toBe(true);
   }, 60_000);
 
@@ -65,7 +65,7 @@ describe('baton pod through Git', () => {
   it('GIVEN a working clone WHEN pod replace is asked THEN a request is committed (not pushed) naming pod, reason and who asked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-pod-git-'));
     try {
-      const git = (...args: string[]): Promise<string> => new Promise((resolve, reject) => execFile('git', args, { cwd: dir }, (err, out) => (err ? reject(err) : resolve(out))));
+      const git = (...args: string[]): Promise<string> => new Promise((resolve, reject) => execFile('git', args, { cwd: dir }, (err, out) => (err ? reject(new Error(err.message)) : resolve(out))));
       await git('init', '-q', '-b', 'main');
       await git('config', 'user.name', 'Jane');
       await git('config', 'user.email', 'jane@example.com');
