@@ -1,7 +1,7 @@
 /**
  * `baton pod restart|replace <namespace>/<instance> <pod>`: through Git (default: a commit appending a
  * `pod-restart` / `pod-replace` request to requests/<namespace>/<instance>.yaml, which the agent carries
- * out and records) or, with --direct, against the cluster at once (like `baton apply`), recorded in the
+ * out and records) or, with --kubeconfig, --context or --direct, against the cluster at once (like `baton apply`), recorded in the
  * instance's checkpoint and as Kubernetes Events. docs/recovery.md.
  */
 import { userInfo } from 'node:os';
@@ -43,9 +43,9 @@ export function registerPod(program: Command, io: CliIO): void {
       .argument('<instance>', '<namespace>/<name>')
       .argument('<pod>', 'a pod of the instance, e.g. zk-1')
       .option('--reason <text>', 'why: recorded in status, history and Kubernetes Events with who asked')
-      .option('--direct', 'act on the cluster now instead of committing a request for the agent')
-      .option('--kubeconfig <file>', 'with --direct: kubeconfig to use (default: $KUBECONFIG, ~/.kube/config)')
-      .option('--context <name>', 'with --direct: kubeconfig context')
+      .option('--direct', 'act on the cluster now (default kubeconfig) instead of committing a request for the agent')
+      .option('--kubeconfig <file>', 'act on the cluster now, with this kubeconfig (as --direct)')
+      .option('--context <name>', 'act on the cluster now, with this kubeconfig context (as --direct)')
       .option('--timeout <duration>', 'with --direct: how long to wait for the pod to be Ready again', '10m')
       .option('--repo <url|path>', 'repository: a working clone commits locally (you push); a URL or bare repository is pushed', '.')
       .option('--branch <name>', 'branch the agent watches', 'main')
@@ -63,7 +63,9 @@ export function registerPod(program: Command, io: CliIO): void {
           return;
         }
         try {
-          io.exitCode = flags.direct === true
+          // Like the plan control commands: --kubeconfig or --context (or --direct, for the default kubeconfig) acts on the cluster.
+          const isDirect = flags.direct === true || flags.kubeconfig !== undefined || flags.context !== undefined;
+          io.exitCode = isDirect
             ? await direct(io, action, { namespace, name }, podName, flags, timeoutSeconds)
             : await viaGit(io, action, { namespace, name }, podName, flags);
         } catch (err) {
