@@ -86,5 +86,5 @@ describe('baton pod through Git', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 });
