@@ -88,7 +88,8 @@ export class DriftLoop {
     for (const [id, d] of input.desired) {
       const status = this.host.status(id);
       // Only instances the agent has acted on at this desired state, and that are not being worked on.
-      if (status === undefined || status.state === 'REFUSED' || status.state === 'REMOVED' || this.host.busy(id)) continue;
+      // A suspended instance is neither checked nor repaired (docs/operations.md).
+      if (status === undefined || status.state === 'REFUSED' || status.state === 'REMOVED' || status.state === 'SUSPENDED' || d.suspend === true || this.host.busy(id)) continue;
       if (!sameFingerprint(status.observed, d.fingerprint) || (status.currentPlan === undefined && status.sync?.lastApplied === undefined)) continue;
       candidates.push({ desired: d, status, instance: this.keeperInstance(d, input.tree, driftSettingsOf(repoSync, d.sync)) });
     }
