@@ -46,7 +46,7 @@ export type RefusalCode =
 
 /** A request that cannot be carried out: recorded as refused, nothing else changes. */
 export class RequestRefusedError extends BatonError {
-  constructor(readonly refusal: RefusalCode | string, message: string, context: Record<string, unknown> = {}) {
+  constructor(readonly refusal: RefusalCode, message: string, context: Record<string, unknown> = {}) {
     super(refusal, message, context);
   }
 }

@@ -17,6 +17,7 @@ import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, type DesiredInstance } from './scan.js';
 import type { InstanceKey, InstanceStatus } from './status-file.js';
 import { driftSectionOf, healthSectionOf, sameLive } from './status-sections.js';
+import { unrecordedControl } from '../control/index.js';
 
 /** What the drift loop needs from the agent. */
 export interface DriftHost {
@@ -127,6 +128,12 @@ export class DriftLoop {
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
     const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
     const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
+    // What a command run directly against the cluster did meanwhile (`baton plan pause --kubeconfig`...):
+    // the checkpoint has it and the record not; recorded now, once (docs/operations.md).
+    if (checkpoint !== undefined) {
+      const operators = unrecordedControl(c.status, checkpoint).length;
+      if (reporter.recordTransitions().length + operators > 0) await between();
+    }
     if (recovered > 0 && !sameLive(c.status, sections)) await between();
     if (!sameLive(c.status, sections)) {
       recordDriftCheck(reporter, sections);

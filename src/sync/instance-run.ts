@@ -138,17 +138,9 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     ...(retries ? [(e: EngineEvent): void => retries.note(e, source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []),
   ];
 
-  if (input.desired !== undefined && source.instance.decl.suspend === true) return { outcome: suspend(deps, input, reporter), status: reporter.last };
-  if (input.previous?.suspended !== undefined && input.desired !== undefined) reporter.write({ ...reporter.transition('unsuspended', 'IN_PROGRESS'), message: `suspended since ${input.previous.suspended.since}` });
   const client = deps.clientFor?.(key) ?? deps.client;
-  if (requests.length > 0) {
-    // Operator requests first (src/control/): a pause or stop decides whether the plan resumes below.
-    const carried = await carryOutRequests({
-      store: deps.checkpoints, instance: key, requests: requests.map((r) => ({ ...r, via: 'git' as const })), plans: source.desired.plans,
-      now: deps.now(), sourceCommit: input.commit, client, emit: (e) => { for (const listen of listeners) listen(e); }, mask: (t) => maskSensitive(t, source.sensitiveValues),
-    });
-    if (carried.checkpoint) reporter.checkpoint = carried.checkpoint;
-  }
+  const held = await operatorsFirst(deps, input, { source, requests, reporter, client, emit: (e) => { for (const listen of listeners) listen(e); } });
+  if (held !== undefined) return { outcome: held, status: reporter.last };
 
   let result: ReconcileResult;
   try {
@@ -282,6 +274,25 @@ export async function reportCommitRefusal(deps: InstanceRunDeps, input: CommitRe
 export function forgetRefusedInstance(deps: InstanceRunDeps, previous: InstanceStatus): void {
   const reporter = reporterFor(deps, { key: previous.instance, commit: previous.sourceCommit, previous, schedules: [] }, undefined);
   reporter.write({ ...reporter.transition('removed', 'REMOVED'), message: 'only a refused commit named this instance' }, { removed: true });
+}
+
+/**
+ * What operators decided comes before the plan engine (docs/operations.md): a suspended instance runs
+ * nothing (the outcome is returned); one no longer suspended says so once; the requests of the file
+ * not carried out yet are (a pause or stop decides whether the plan resumes).
+ */
+async function operatorsFirst(deps: InstanceRunDeps, input: InstanceRunInput, at: { source: InstanceSource; requests: OperatorRequest[]; reporter: StatusReporter; client: KubeClient; emit: EventListener }): Promise<RunOutcome | undefined> {
+  const { source, reporter } = at;
+  if (input.desired === undefined) return undefined;
+  if (source.instance.decl.suspend === true) return suspend(deps, input, reporter);
+  if (input.previous?.suspended !== undefined) reporter.write({ ...reporter.transition('unsuspended', 'IN_PROGRESS'), message: `suspended since ${input.previous.suspended.since}` });
+  if (at.requests.length === 0) return undefined;
+  const carried = await carryOutRequests({
+    store: deps.checkpoints, instance: input.key, requests: at.requests.map((r) => ({ ...r, via: 'git' as const })), plans: source.desired.plans,
+    now: deps.now(), sourceCommit: input.commit, client: at.client, emit: at.emit, mask: (t) => maskSensitive(t, source.sensitiveValues),
+  });
+  if (carried.checkpoint) reporter.checkpoint = carried.checkpoint;
+  return undefined;
 }
 
 /** The instance's desired state, and the requests of its request file (none for a removal or a scheduled run). */
