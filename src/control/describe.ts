@@ -54,3 +54,22 @@ export function stateText(s: RunState): string {
       return `STOPPED ${stampText(s.stopped)} at ${s.finishedAt}`;
   }
 }
+
+interface PlanShape {
+  strategy: string;
+  phases: ReadonlyArray<{ name: string; strategy: string; steps: ReadonlyArray<{ name: string }> }>;
+}
+
+/**
+ * Where a plan under canary strategies will wait for `baton plan continue` (previews): after the first
+ * and the second phase (plan strategy) or step (phase strategy), when another one follows. Pure.
+ */
+export function canaryWaits(plan: PlanShape): CanaryWait[] {
+  const canary = (s: string): boolean => s === 'serial-canary' || s === 'parallel-canary';
+  const points = (names: readonly string[], phase?: string): CanaryWait[] =>
+    names.slice(0, 2).flatMap((after, i) => (i + 1 < names.length ? [{ ...(phase !== undefined ? { phase } : {}), after, continues: i + 1 }] : []));
+  const out: CanaryWait[] = [];
+  for (const p of plan.phases) if (canary(p.strategy)) out.push(...points(p.steps.map((s) => s.name), p.name));
+  if (canary(plan.strategy)) out.push(...points(plan.phases.map((p) => p.name)));
+  return out;
+}

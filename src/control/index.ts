@@ -5,7 +5,7 @@
  */
 export { carryOutRequests, pendingRequests, type CarryOutInput, type CarryOutResult } from './carry-out.js';
 export { conflictsOf } from './conflicts.js';
-export { continueCommand, holdText, stampText, stateText, waitPoint } from './describe.js';
+export { canaryWaits, continueCommand, holdText, stampText, stateText, waitPoint } from './describe.js';
 export { HANDLERS, PLAN_ACTIONS } from './handlers.js';
 export { unrecordedControl, type ControlTransition } from './transitions.js';
 export { RequestRefusedError, type ControlRequest, type HandledRequest, type HandlerContext, type RequestHandler } from './types.js';
