@@ -22,6 +22,9 @@ export function checkpointText(cp: Checkpoint): string {
   for (const f of cp.repair?.fights.filter((x) => x.backoffUntil !== undefined) ?? []) {
     lines.push(`fight: ${f.object} ${f.fields.join(', ')} changed back by ${f.managers.join(', ') || 'another manager'} after ${f.repairs} repairs; repairs held back until ${f.backoffUntil ?? '?'}`);
   }
+  for (const r of (cp.requestLog ?? []).slice(0, 5)) {
+    lines.push(`request ${r.id} ${r.action} (${r.via}${r.by ? `, by ${r.by}` : ''}): ${r.result === 'done' ? r.message : `refused ${r.code ?? ''}: ${r.message}`}${r.reason ? ` - ${r.reason}` : ''}`);
+  }
   lines.push(`inventory: ${cp.inventory.length} object${cp.inventory.length === 1 ? '' : 's'}`);
   if (cp.history.length > 0) lines.push(`history: ${cp.history.map((h) => `${h.plan} ${h.state.status}`).join(', ')}`);
   return `${lines.join('\n')}\n`;
