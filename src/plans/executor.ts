@@ -134,7 +134,7 @@ class Execution_ {
    */
   private async ordered<T extends { name: string }>(strategy: Strategy, items: readonly T[], each: (item: T) => Promise<Result>, continued: number, phase: string | undefined): Promise<Result[]> {
     if (strategy === 'parallel') return Promise.all(items.map(each));
-    if (strategy === 'serial') return this.serial(items, each);
+    if (strategy !== 'serial-canary' && strategy !== 'parallel-canary') return this.serial(items, each);
     const out: Result[] = [];
     const canaries = Math.min(2, items.length);
     for (let i = 0; i < canaries; i++) {
