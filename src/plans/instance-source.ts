@@ -30,6 +30,18 @@ import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations } from '../tenancy/rules.js';
 import type { DesiredState } from './selection.js';
+import { ComposeError, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
+import { problem } from '../render/problems.js';
+
+/** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
+async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof ComposeError) || (err.code !== 'GENERATED_ROTATE_UNKNOWN' && err.code !== 'GENERATED_NO_CLUSTER')) throw err;
+    throw new RenderProblemsError([problem({ code: err.code, file: inst.file, path: [], line: 1, column: 1, message: err.message })]);
+  }
+}
 
 export interface InstanceSource {
   instance: Instance;
@@ -40,6 +52,8 @@ export interface InstanceSource {
   /** Warnings from loading (errors throw). */
   problems: Problem[];
   render: (plan: string, args: Record<string, string>) => Promise<RenderedPlan>;
+  /** Objects the instance owns outside its plans' inventory (its generated values' Secret): deleted when it is removed. */
+  ownedObjects: ObjectRef[];
   /** Apply objects of the lifecycle plans (deploy, update, upgrade) as rendered now: what pruning keeps. */
   renderedObjects: () => Promise<ObjectRef[]>;
 }
@@ -69,7 +83,9 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
   // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
   // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.
-  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true });
+  // A run asking for `rotate-generated` regenerates those generated values (once per request id).
+  const rotation = extras.removed === true ? undefined : rotationOf(extras.request?.id, extras.request?.args);
+  const resolved = await composeProblems(inst.value, () => resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true, ...(rotation ? { rotation } : {}) }));
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
     const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved });
@@ -85,6 +101,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     sensitiveValues: resolved.sensitiveValues,
     problems: [...inst.problems, ...fw.problems, ...schedules, ...resolved.problems],
     render,
+    ownedObjects: generatedParams(fw.value.params).length > 0 ? [generatedSecretRef(inst.value)] : [],
     renderedObjects: async () => {
       const refs: ObjectRef[] = [];
       for (const name of LIFECYCLE.filter((p) => plans.includes(p))) {
@@ -110,6 +127,7 @@ export function reconcileSource(client: KubeClient, source: InstanceSource, onEv
     desired: source.desired,
     render: source.render,
     renderedObjects: source.renderedObjects,
+    ownedObjects: source.ownedObjects,
     ...(onEvent ? { onEvent } : {}),
     sensitiveValues: source.sensitiveValues,
     ...extra,

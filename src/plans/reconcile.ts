@@ -3,7 +3,7 @@
  * start, resume, refuse or remove; execute; prune. `baton apply` and the GitOps agent both call this.
  */
 import type { KubeClient } from '../kube/client.js';
-import { refOf, type ObjectRef } from '../kube/object.js';
+import { refLabel, refOf, type ObjectRef } from '../kube/object.js';
 import type { RenderedPlan } from '../render/types.js';
 import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type TargetRecord } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -35,6 +35,8 @@ export interface ReconcileOptions {
    * pruning, in addition to the completed plan's own Apply objects.
    */
   renderedObjects?(): Promise<ObjectRef[]>;
+  /** Objects the instance owns outside its inventory (generated values' Secret): deleted last on removal. */
+  ownedObjects?: readonly ObjectRef[];
   onEvent?: EventListener;
   /**
    * The user's commit whose desired state this is: recorded in a run started now (PlanRun.sourceCommit)
@@ -158,10 +160,20 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         if (cleanup.outcome !== 'complete') return { kind: 'removed', cleanup, report: empty };
       }
       const report = await removeAll(exec);
-      if (report.failed.length === 0) await session.remove();
+      if (report.failed.length === 0) {
+        report.deleted.push(...(await deleteOwned(options.client, options.ownedObjects)));
+        await session.remove();
+      }
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** Objects the instance owns outside its inventory, deleted after everything else; returns the ones that existed. */
+async function deleteOwned(client: KubeClient, refs: readonly ObjectRef[] = []): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const ref of refs) if ((await client.delete(ref)) !== undefined) deleted.push(refLabel(ref));
+  return deleted;
 }
 
 /** The target of a change-driven run: the desired state; a retry of the same state keeps its failure count. */

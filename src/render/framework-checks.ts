@@ -104,6 +104,9 @@ function paramProblems(fw: Framework): Problem[] {
     if ((p.minimum !== undefined || p.maximum !== undefined) && p.type !== 'integer' && p.type !== 'number') {
       out.push(problem({ code: 'PARAM_RANGE_INVALID', ...here('type'), message: `parameter ${p.name}: minimum/maximum apply only to integer and number parameters` }));
     }
+    if (p.generate !== undefined && p.type !== 'string') out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('generate'), message: `parameter ${p.name}: generated values are strings; declare type: string` }));
+    if (p.generate !== undefined && p.default !== undefined && p.default !== null) out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('default'), message: `parameter ${p.name} is generated: a default would be used instead of a generated value; remove one of them` }));
+    if (p.generate !== undefined && p.immutable === true) out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('immutable'), message: `parameter ${p.name} is generated: immutable would refuse every rotation; generated values change only when rotated on purpose` }));
     if (p.default !== undefined && p.default !== null) {
       for (const f of checkParamValue(p, p.default)) out.push(problem({ code: 'PARAM_DEFAULT_INVALID', ...here('default'), message: `default: ${f.message}` }));
     }

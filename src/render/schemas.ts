@@ -17,6 +17,16 @@ const schemaRef = z.string().optional().describe('JSON Schema reference for edit
 export const paramTypes = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
 export type ParamType = (typeof paramTypes)[number];
 
+/** How a parameter's value is generated once per instance (docs/composition.md, "Generated values"). */
+const generatedLength = z.number().int().min(1).max(4096);
+export const generateSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('password'), length: generatedLength.optional().describe('characters (default 24)'), alphabet: z.string().min(2).optional().describe('characters to draw from (default letters and digits)') }),
+  z.strictObject({ kind: z.literal('token'), length: generatedLength.optional().describe('characters (default 40)'), alphabet: z.string().min(2).optional().describe('characters to draw from (default lowercase hex digits)') }),
+  z.strictObject({ kind: z.literal('uuid') }),
+  z.strictObject({ kind: z.literal('bytes'), length: generatedLength.optional().describe('random bytes (default 32)'), encoding: z.enum(['base64', 'hex']).optional().describe('how the bytes are written (default base64)') }),
+]);
+export type GenerateDecl = z.output<typeof generateSchema>;
+
 export const paramSchema = z.strictObject({
   // __proto__ would set the prototype of the values object instead of declaring a parameter.
   name: z.string().regex(/^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_" (not __proto__)'),
@@ -32,6 +42,8 @@ export const paramSchema = z.strictObject({
   trigger: z.string().optional().describe('the plan a change of this value runs'),
   sensitive: z.boolean().optional(),
   group: z.string().optional(),
+  /** Generated once per instance, kept in a Secret the instance owns, never in Git; implies sensitive. */
+  generate: generateSchema.optional(),
 });
 export const paramsFileSchema = z.array(paramSchema).describe('Baton params.yaml: parameter declarations');
 export type ParamDecl = z.output<typeof paramSchema>;

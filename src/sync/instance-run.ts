@@ -144,6 +144,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
       desired: source.desired,
       render: (plan, args) => source.render(plan, args),
       renderedObjects: () => source.renderedObjects(),
+      ownedObjects: source.ownedObjects,
       onEvent: (e) => { for (const listen of listeners) listen(e); },
       sensitiveValues: source.sensitiveValues,
       ...(input.signal ? { signal: input.signal } : {}),
