@@ -30,7 +30,7 @@ import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations } from '../tenancy/rules.js';
 import type { DesiredState } from './selection.js';
-import { ComposeError, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
+import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
 import { problem } from '../render/problems.js';
 
 /** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
@@ -81,6 +81,9 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const settings = await loadSettings(tree);
   const tenancy = instanceViolations(settings.ok ? settings.value.decl.tenants : undefined, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
   if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
+  // dependsOn: a missing instance, a cycle or a dependency the tenant may not reach refuses the instance (not its removal).
+  const dependencies = extras.removed === true ? [] : await dependencyProblems(tree, inst.value, settings.ok ? settings.value.decl.tenants : undefined);
+  if (hasErrors(dependencies)) throw new RenderProblemsError(dependencies);
   // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
   // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.
   // A run asking for `rotate-generated` regenerates those generated values (once per request id).

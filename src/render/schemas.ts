@@ -136,6 +136,10 @@ export const valuesFromSchema = z
   .refine((v) => v.param === undefined || v.key !== undefined, { message: '"param" needs "key" (the entry holding its value)', path: ['param'] });
 export type ValuesFromDecl = z.output<typeof valuesFromSchema>;
 
+/** Another instance: by name in the same namespace, or `namespace` too. */
+export const dependencySchema = z.strictObject({ name: dnsLabel, namespace: dnsLabel.optional() });
+export type DependencyDecl = z.output<typeof dependencySchema>;
+
 export const instanceSchema = z
   .strictObject({
     $schema: schemaRef,
@@ -150,6 +154,8 @@ export const instanceSchema = z
     valuesFrom: z.array(valuesFromSchema).default([]),
     schedules: z.array(scheduleSchema).default([]),
     sync: syncSettingsSchema.optional(),
+    /** Instances whose desired state must be applied and healthy before a plan of this one runs. */
+    dependsOn: z.array(dependencySchema).default([]),
   })
   .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
 export type InstanceDecl = z.output<typeof instanceSchema>;

@@ -11,7 +11,8 @@ import { isRequired, resolveParams, sampleValue, type ResolvedParams } from '../
 import type { ParamDecl } from '../render/schemas.js';
 import type { FileTree } from '../render/tree.js';
 import { hasExternalValues, resolveInstanceValues, type ValuesContext } from './instance-values.js';
-import { resolveGenerated } from '../compose/index.js';
+// Directly, not through compose/index.ts: that entry point also pulls in the engine side (plans/), which imports render/.
+import { resolveGenerated } from '../compose/generated/resolve.js';
 
 export interface InstanceParams extends ResolvedParams {
   /** The framework's declarations with parameters made sensitive by where their value came from. */
@@ -29,7 +30,7 @@ export async function resolveInstanceParams(tree: FileTree, inst: Instance, fw: 
   // Generated parameters the instance does not set: from its Secret (made there first when missing).
   const generated = await resolveGenerated(fw, { namespace: inst.namespace, name: inst.name }, given, {
     ...(ctx.cluster ? { cluster: ctx.cluster } : {}),
-    readOnly: ctx.lenient === true,
+    readOnly: ctx.lenient === true || ctx.generatedReadOnly === true,
     lenient: ctx.lenient === true,
     ...(ctx.rotation ? { rotation: ctx.rotation } : {}),
   });

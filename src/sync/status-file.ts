@@ -47,6 +47,14 @@ export interface RefusalStatus {
   commit?: string;
 }
 
+/** A plan of this instance waits for instances it `dependsOn` (docs/composition.md). */
+export interface WaitingStatus {
+  /** `<namespace>/<name>` of each dependency that is not ready, with why. */
+  on: { instance: string; reason: string }[];
+  since: string;
+  message: string;
+}
+
 export interface PlanSummary {
   id: string;
   plan: string;
@@ -65,6 +73,8 @@ export interface InstanceStatus {
   updatedAt: string;
   observed: Fingerprint;
   refusal?: RefusalStatus;
+  /** Present while a plan waits for dependencies (dependsOn). */
+  waiting?: WaitingStatus;
   /** Is the desired commit fully applied (status-sections.ts). Absent only in files written before it existed. */
   sync?: SyncStatus;
   /** Live health of the instance's objects, refreshed on the drift interval. */
@@ -88,6 +98,7 @@ export interface BuildInput {
   now: string;
   checkpoint?: Checkpoint;
   refusal?: RefusalStatus;
+  waiting?: WaitingStatus;
   removed?: boolean;
   schedules?: ScheduleStatus[];
   /** Values to mask wherever they would appear (messages can quote them). */
@@ -133,6 +144,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     updatedAt: input.now,
     observed: { ...input.observed },
     ...(refusal ? { refusal } : {}),
+    ...(input.waiting ? { waiting: { ...input.waiting, message: capText(input.waiting.message) } } : {}),
     sync,
     ...(input.health ? { health: input.health } : {}),
     ...(drift ? { drift: { ...drift, objects: drift.objects.slice(0, STATUS_MAX_DRIFTED), errors: drift.errors.slice(0, STATUS_MAX_PROBLEMS).map(capText) } } : {}),

@@ -24,7 +24,7 @@ export const TRAILER = {
 /** Drifted objects named in one commit's trailers, at most. */
 export const MAX_DRIFT_TRAILERS = 20;
 
-export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked';
+export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked' | 'waiting';
 
 export interface Transition {
   instance: { namespace: string; name: string };
@@ -61,6 +61,7 @@ export function summaryOf(t: Transition): string {
     case 'observed': return `${who}: no plan needed${t.message ? ` (${t.message})` : ''}`;
     case 'scheduled': return `${who}: ${plan} scheduled run recorded`;
     case 'drift-checked': return `${who}: ${t.message ?? 'drift checked'}`;
+    case 'waiting': return `${who}: waiting${t.message ? ` for ${t.message}` : ''}`;
   }
 }
 
