@@ -14,6 +14,8 @@ export type NotReady = Extract<DependencyState, { ready: false }>;
 /** The dependencies of the instance that are not ready, in the order its file lists them. */
 export async function dependenciesNotReady(deps: InstanceRunDeps, input: InstanceRunInput, source: InstanceSource): Promise<NotReady[]> {
   const out: NotReady[] = [];
+  // A removal never waits.
+  if (input.desired === undefined) return out;
   const self = { namespace: source.instance.namespace, name: source.instance.name };
   for (const d of source.instance.decl.dependsOn) {
     const key = dependencyKey(self, d);

@@ -129,7 +129,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
-  const waits = input.desired !== undefined ? await dependenciesNotReady(deps, input, source) : [];
+  const waits = await dependenciesNotReady(deps, input, source);
   if (waits.length > 0) {
     waiting = true;
     return { outcome: reportWaiting(deps, input, reporter, waits), status: reporter.last };
