@@ -32,6 +32,8 @@ import { instanceViolations } from '../tenancy/rules.js';
 import type { DesiredState } from './selection.js';
 import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
 import { problem } from '../render/problems.js';
+import { pipeObjectName, pipeTasks } from '../render/pipes.js';
+import { readPipes } from '../compose/pipes/collect.js';
 
 /** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
 async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
@@ -90,8 +92,13 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const rotation = extras.removed === true ? undefined : rotationOf(extras.request?.id, extras.request?.args);
   const resolved = await composeProblems(inst.value, () => resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true, ...(rotation ? { rotation } : {}) }));
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
+  // Pipe outputs are read at every render: a Pipe step re-renders the plan once its Job's output is in.
+  const pipeDecls = pipeTasks(fw.value).map((t) => ({ task: t.name, kind: t.pipe.kind, name: pipeObjectName(inst.value.name, t.name) }));
+  const cluster = options.values?.cluster;
+  const initialPipes = cluster && pipeDecls.length > 0 ? await readPipes(cluster, inst.value, pipeDecls) : { values: {}, secrets: [] };
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
-    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved });
+    const pipes = cluster && pipeDecls.length > 0 ? (await readPipes(cluster, inst.value, pipeDecls)).values : initialPipes.values;
+    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved, pipes });
     if (!result.ok) throw new RenderProblemsError(result.problems);
     return result.plan;
   };
@@ -101,10 +108,13 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     framework: fw.value,
     // Parameters made sensitive by where their value came from are stored hashed like declared ones.
     desired: desiredStateOf({ ...fw.value, params: resolved.decls }, resolved.values, extras),
-    sensitiveValues: resolved.sensitiveValues,
+    sensitiveValues: [...resolved.sensitiveValues, ...initialPipes.secrets],
     problems: [...inst.problems, ...fw.problems, ...schedules, ...resolved.problems],
     render,
-    ownedObjects: generatedParams(fw.value.params).length > 0 ? [generatedSecretRef(inst.value)] : [],
+    ownedObjects: [
+      ...pipeDecls.map((p) => ({ apiVersion: 'v1', kind: p.kind, namespace: inst.value.namespace, name: p.name })),
+      ...(generatedParams(fw.value.params).length > 0 ? [generatedSecretRef(inst.value)] : []),
+    ],
     renderedObjects: async () => {
       const refs: ObjectRef[] = [];
       for (const name of LIFECYCLE.filter((p) => plans.includes(p))) {

@@ -20,6 +20,7 @@ import { CheckpointSession } from './session.js';
 import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.js';
 import { inProgress, type PlanRun } from './state.js';
 import { changedKeys } from './values.js';
+import { collectPipe } from '../compose/pipes/collect.js';
 
 export interface ReconcileOptions {
   client: KubeClient;
@@ -125,7 +126,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
     });
-    return { execution: await executePlan(plan, exec, false), plan };
+    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false), plan };
   };
 
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {
@@ -144,7 +145,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     case 'resume': {
       const plan = await options.render(decision.run.plan, decision.run.args);
       await session.update((cp) => ({ ...cp, active: alignRun(decision.run, plan) }));
-      return finish(await executePlan(plan, exec, true), plan, true, []);
+      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true), plan, true, []);
     }
     case 'start': {
       const s = decision.selection;
@@ -167,6 +168,17 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** Pipe steps collect their Jobs' output into the pipe objects, then the plan is rendered again with it. */
+function withPipes(exec: ExecutorOptions, options: ReconcileOptions, plan: string, args: Record<string, string>): ExecutorOptions {
+  return {
+    ...exec,
+    pipes: async (pipes) => {
+      for (const p of pipes) await collectPipe(options.client, options.instance, p);
+      return options.render(plan, args);
+    },
+  };
 }
 
 /** Objects the instance owns outside its inventory, deleted after everything else; returns the ones that existed. */

@@ -53,6 +53,19 @@ export const taskSchema = z.discriminatedUnion('kind', [
   z.strictObject({ name: z.string().min(1), kind: z.literal('Apply'), resources, force: z.boolean().optional() }),
   z.strictObject({ name: z.string().min(1), kind: z.literal('Delete'), resources }),
   z.strictObject({ name: z.string().min(1), kind: z.literal('Toggle'), parameter: z.string().min(1), resources }),
+  z.strictObject({
+    name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'a Pipe task name is part of an object name: lowercase letters, digits and "-", at most 40 characters'),
+    kind: z.literal('Pipe'),
+    /** The template rendering the Job whose output becomes the pipe (exactly one batch/v1 Job). */
+    resources: z.array(z.string().min(1)).length(1),
+    pipe: z.strictObject({
+      kind: z.enum(['ConfigMap', 'Secret']),
+      /** The output files the Job writes (keys of its termination message); templates read `pipes.<task>.<file>`. */
+      files: z.array(z.string().regex(/^[-._a-zA-Z0-9]+$/, 'must be a valid ConfigMap key')).min(1),
+      /** The most bytes of output accepted (default and at most 4096, the termination message limit). */
+      maxBytes: z.number().int().min(1).max(4096).optional(),
+    }),
+  }),
 ]);
 export type TaskDecl = z.output<typeof taskSchema>;
 
