@@ -8,7 +8,7 @@
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, refOf } from '../kube/object.js';
 import { BatonError } from '../errors.js';
-import type { RenderedPhase, RenderedPipe, RenderedPlan, RenderedStep } from '../render/types.js';
+import type { RenderedChild, RenderedPhase, RenderedPipe, RenderedPlan, RenderedStep } from '../render/types.js';
 import { runBatch } from './batch.js';
 import { checkOwnership } from './owner-check.js';
 import { ownerValue } from '../render/labels.js';
@@ -45,6 +45,8 @@ export interface ExecutorOptions {
    * structure is the same; only objects change). Throwing fails the step.
    */
   pipes?: (pipes: readonly RenderedPipe[]) => Promise<RenderedPlan>;
+  /** Instance tasks: runs the step's child instances to completion and health; returns a line for the step's message. Throwing fails the step. */
+  children?: (children: readonly RenderedChild[]) => Promise<string>;
 }
 
 export type PlanEnd = { outcome: 'complete' } | { outcome: 'failed'; error: FailureInfo };
@@ -202,10 +204,11 @@ class Execution_ {
           return { kind: 'superseded' };
         }
         if (step.pipes !== undefined && this.o.pipes) this.plan = await this.o.pipes(step.pipes);
+        const childLine = step.children !== undefined && this.o.children ? `; ${await this.o.children(step.children)}` : '';
         deadlineCtl.abort();
         const { outcome } = batch;
         await this.mutate(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}`)),
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
           (inv) => inv.without(outcome.deleted),
         );
         this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });

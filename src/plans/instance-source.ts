@@ -34,6 +34,7 @@ import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, 
 import { problem } from '../render/problems.js';
 import { pipeObjectName, pipeTasks } from '../render/pipes.js';
 import { readPipes } from '../compose/pipes/collect.js';
+import { childRunner, type ChildRunner } from '../compose/children/runner.js';
 
 /** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
 async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
@@ -56,6 +57,8 @@ export interface InstanceSource {
   render: (plan: string, args: Record<string, string>) => Promise<RenderedPlan>;
   /** Objects the instance owns outside its plans' inventory (its generated values' Secret): deleted when it is removed. */
   ownedObjects: ObjectRef[];
+  /** Instance tasks: runs and removes the instance's children (absent when the framework has none or no cluster is at hand). */
+  children?: ChildRunner;
   /** Apply objects of the lifecycle plans (deploy, update, upgrade) as rendered now: what pruning keeps. */
   renderedObjects: () => Promise<ObjectRef[]>;
 }
@@ -103,6 +106,21 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     return result.plan;
   };
   const plans = Object.keys(fw.value.decl.plans);
+  const lifecycle = async <T>(pick: (plan: RenderedPlan) => T[]): Promise<T[]> => {
+    const out: T[] = [];
+    for (const name of LIFECYCLE.filter((p) => plans.includes(p))) out.push(...pick(await render(name, {})));
+    return out;
+  };
+  const hasChildren = fw.value.decl.tasks.some((t) => t.kind === 'Instance');
+  const children = hasChildren && cluster ? childRunner({
+    client: cluster,
+    tree,
+    parent: { namespace: inst.value.namespace, name: inst.value.name, file: inst.value.file },
+    load: (childTree, file, childExtras) => loadInstanceSource(childTree, file, renderer, childExtras, options),
+    reconcile: (child) => reconcileSource(cluster, child),
+    lifecycleChildren: () => lifecycle((p) => p.phases.flatMap((ph) => ph.steps.flatMap((s) => s.children ?? []))),
+    now: () => new Date(),
+  }) : undefined;
   return {
     instance: inst.value,
     framework: fw.value,
@@ -115,14 +133,8 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
       ...pipeDecls.map((p) => ({ apiVersion: 'v1', kind: p.kind, namespace: inst.value.namespace, name: p.name })),
       ...(generatedParams(fw.value.params).length > 0 ? [generatedSecretRef(inst.value)] : []),
     ],
-    renderedObjects: async () => {
-      const refs: ObjectRef[] = [];
-      for (const name of LIFECYCLE.filter((p) => plans.includes(p))) {
-        const plan = await render(name, {});
-        for (const ph of plan.phases) for (const s of ph.steps) for (const a of s.actions) if (a.action === 'apply') refs.push(refOf(a.object));
-      }
-      return refs;
-    },
+    ...(children ? { children } : {}),
+    renderedObjects: () => lifecycle((plan) => plan.phases.flatMap((ph) => ph.steps.flatMap((s) => s.actions.flatMap((a) => (a.action === 'apply' ? [refOf(a.object)] : []))))),
   };
 }
 
@@ -141,6 +153,7 @@ export function reconcileSource(client: KubeClient, source: InstanceSource, onEv
     render: source.render,
     renderedObjects: source.renderedObjects,
     ownedObjects: source.ownedObjects,
+    children: source.children,
     ...(onEvent ? { onEvent } : {}),
     sensitiveValues: source.sensitiveValues,
     ...extra,

@@ -21,6 +21,7 @@ import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy, type RetryVer
 import { inProgress, type PlanRun } from './state.js';
 import { changedKeys } from './values.js';
 import { collectPipe } from '../compose/pipes/collect.js';
+import type { ChildRunner } from '../compose/children/runner.js';
 
 export interface ReconcileOptions {
   client: KubeClient;
@@ -38,6 +39,8 @@ export interface ReconcileOptions {
   renderedObjects?(): Promise<ObjectRef[]>;
   /** Objects the instance owns outside its inventory (generated values' Secret): deleted last on removal. */
   ownedObjects?: readonly ObjectRef[];
+  /** Instance tasks (compose/children): runs a step's children; removes them after the parent's objects on removal. */
+  children?: ChildRunner | undefined;
   onEvent?: EventListener;
   /**
    * The user's commit whose desired state this is: recorded in a run started now (PlanRun.sourceCommit)
@@ -162,7 +165,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       }
       const report = await removeAll(exec);
       if (report.failed.length === 0) {
-        report.deleted.push(...(await deleteOwned(options.client, options.ownedObjects)));
+        report.deleted.push(...(await removeOwned(options)));
         await session.remove();
       }
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
@@ -172,13 +175,21 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 
 /** Pipe steps collect their Jobs' output into the pipe objects, then the plan is rendered again with it. */
 function withPipes(exec: ExecutorOptions, options: ReconcileOptions, plan: string, args: Record<string, string>): ExecutorOptions {
+  const children = options.children;
   return {
     ...exec,
     pipes: async (pipes) => {
       for (const p of pipes) await collectPipe(options.client, options.instance, p);
       return options.render(plan, args);
     },
+    ...(children ? { children: (list) => children.run(list) } : {}),
   };
+}
+
+/** After the parent's own objects: its children (Instance tasks), then what it owns outside its inventory. */
+async function removeOwned(options: ReconcileOptions): Promise<string[]> {
+  const children = options.children ? await options.children.removeAll() : [];
+  return [...children.map((c) => `Instance ${c}`), ...(await deleteOwned(options.client, options.ownedObjects))];
 }
 
 /** Objects the instance owns outside its inventory, deleted after everything else; returns the ones that existed. */

@@ -20,7 +20,8 @@ import { parseDuration } from './versions.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS } from './repository.js';
 import { renderKey } from './render-cache.js';
 import { pipeLocals, pipeOf } from './pipes.js';
-import type { RenderedPipe } from './types.js';
+import type { RenderedChild, RenderedPipe } from './types.js';
+import { childOf } from './children.js';
 
 export interface RenderPlanInput {
   framework: Framework;
@@ -184,6 +185,7 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
   const plan = fw.decl.plans[input.plan]!;
   const steps: BatchAction[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
   const pipes: RenderedPipe[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
+  const children: RenderedChild[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
   const all: KubeObject[] = [];
   outputs.forEach((out, i) => {
     const slot = slots[i]!;
@@ -194,6 +196,12 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
     }
     const phase = plan.phases[slot.phase]!;
     const step = phase.steps[slot.step]!;
+    const slotTask = fw.decl.tasks.find((t) => t.name === slot.task);
+    if (slotTask?.kind === 'Instance') {
+      const child = childOf(slotTask, out.docs.map((d) => d.value), renders[i]!.file, problems);
+      if (child) children[slot.phase]![slot.step]!.push(child);
+      return;
+    }
     for (const doc of out.docs) {
       const obj = checkObject(doc.value, renders[i]!.file, doc.index, problems);
       if (!obj) continue;
@@ -242,6 +250,7 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
         timeoutSeconds: (st.timeout !== undefined ? parseDuration(st.timeout) : undefined) ?? defaultTimeout,
         actions: orderBatch(steps[pi]![si]!),
         ...(pipes[pi]![si]!.length > 0 ? { pipes: pipes[pi]![si]! } : {}),
+        ...(children[pi]![si]!.length > 0 ? { children: children[pi]![si]! } : {}),
       })),
     })),
     readiness: (fw.decl.readiness ?? []).map(toReadinessRule),

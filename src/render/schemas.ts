@@ -66,6 +66,16 @@ export const taskSchema = z.discriminatedUnion('kind', [
       maxBytes: z.number().int().min(1).max(4096).optional(),
     }),
   }),
+  z.strictObject({
+    name: z.string().min(1),
+    kind: z.literal('Instance'),
+    /** The child's framework (in this repository's frameworks/). */
+    framework: dnsLabel,
+    /** A version range: `1.2.3`, `^1.2.0`, `~1.2.0`, or comparators such as `>=1.0.0 <2.0.0`; the highest matching version is used. */
+    version: z.string().min(1),
+    /** The template rendering the child: `{apiVersion: baton.dev/v1alpha1, kind: Instance, metadata: {name}, params}`. */
+    resources: z.array(z.string().min(1)).length(1),
+  }),
 ]);
 export type TaskDecl = z.output<typeof taskSchema>;
 

@@ -23,6 +23,19 @@ export interface RenderedStep {
   actions: BatchAction[];
   /** Pipe tasks of the step: after its batch is ready, each Job's output becomes a ConfigMap or Secret. */
   pipes?: RenderedPipe[];
+  /** Instance tasks of the step: child instances of other frameworks, run to completion and health after the batch. */
+  children?: RenderedChild[];
+}
+
+/** A child instance as rendered by an Instance task (docs/composition.md). */
+export interface RenderedChild {
+  task: string;
+  /** The child's name, in the parent's namespace. */
+  name: string;
+  framework: string;
+  /** The version range of the task. */
+  version: string;
+  params: Record<string, unknown>;
 }
 
 /** A Pipe task as rendered: which Job's output to collect and where it goes (docs/composition.md). */

@@ -22,6 +22,7 @@ import type { RenderedPlan } from './types.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
 // Directly, not through compose/index.ts: that entry point also pulls in the engine side (plans/), which imports render/.
 import { dependencyProblems } from '../compose/depends/graph.js';
+import { childTaskProblems } from '../compose/children/graph.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations, planViolations } from '../tenancy/rules.js';
 
@@ -61,7 +62,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const loaded = await loadFramework(tree, name, version);
   if (!loaded.ok) return loaded.problems;
   const fw = loaded.value;
-  const problems = [...loaded.problems, ...frameworkProblems(fw)];
+  const problems = [...loaded.problems, ...frameworkProblems(fw), ...(await childTaskProblems(tree, fw))];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
   for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);

@@ -7,7 +7,9 @@
 import { dependencyKey, dependencyState, instanceFileOf, keyOf, type DependencyState } from '../compose/index.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import type { InstanceRunDeps, InstanceRunInput } from './instance-run.js';
-import type { WaitingStatus } from './status-file.js';
+import type { Fingerprint, WaitingStatus } from './status-file.js';
+import type { StatusReporter } from './status-reporter.js';
+import type { RunOutcome } from './instance-run.js';
 
 export type NotReady = Extract<DependencyState, { ready: false }>;
 
@@ -39,4 +41,30 @@ export function waitingStatus(waits: readonly NotReady[], since: string): Waitin
 
 export function waitingMessage(waits: readonly NotReady[]): string {
   return waits.map((w) => `${w.instance}: ${w.reason}`).join('; ');
+}
+
+/** A plan waits for dependencies: written once per distinct reason (each poll asks again, Git hears of changes only). */
+function reportWaiting(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter, waits: readonly NotReady[]): RunOutcome {
+  const message = `waiting for ${waitingMessage(waits)}`;
+  const previous = deps.records.get(input.key) ?? input.previous;
+  if (previous?.waiting?.message !== waitingMessage(waits) || previous.sourceCommit !== input.commit) {
+    const state = reporter.checkpoint?.active?.state.status ?? 'PENDING';
+    const since = previous?.waiting && previous.sourceCommit === input.commit ? previous.waiting.since : deps.now();
+    reporter.write({ ...reporter.transition('waiting', state), message: waitingMessage(waits) }, { waiting: waitingStatus(waits, since) });
+  }
+  return { kind: 'nothing', message };
+}
+
+
+/** While waiting, the status keeps what it recorded as seen before, so the next poll looks again. */
+export function heldFingerprint(input: Pick<InstanceRunInput, 'previous'>): Fingerprint {
+  return input.previous?.observed ?? { instance: '' };
+}
+
+/** Records the wait and returns its outcome when a dependency is not ready; undefined when the run may go on. `hold` is told first. */
+export async function holdForDependencies(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter, source: InstanceSource, hold: () => void): Promise<RunOutcome | undefined> {
+  const waits = await dependenciesNotReady(deps, input, source);
+  if (waits.length === 0) return undefined;
+  hold();
+  return reportWaiting(deps, input, reporter, waits);
 }

@@ -22,7 +22,7 @@ import type { StatusWriter } from './status-writer.js';
 import { driftSettingsOf } from '../drift/settings.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
-import { dependenciesNotReady, waitingMessage, waitingStatus, type NotReady } from './dependency-wait.js';
+import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -117,7 +117,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   /** While dependencies are not ready the desired state is not recorded as seen: the next poll looks again. */
   let waiting = false;
   const full = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
-  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => (waiting ? (input.previous?.observed ?? { instance: '' }) : observedFingerprint(full, requestId, planStarted, reporter.checkpoint)));
+  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => (waiting ? heldFingerprint(input) : observedFingerprint(full, requestId, planStarted, reporter.checkpoint)));
 
   let source: InstanceSource;
   try {
@@ -129,11 +129,8 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
-  const waits = await dependenciesNotReady(deps, input, source);
-  if (waits.length > 0) {
-    waiting = true;
-    return { outcome: reportWaiting(deps, input, reporter, waits), status: reporter.last };
-  }
+  const held = await holdForDependencies(deps, input, reporter, source, () => { waiting = true; });
+  if (held) return { outcome: held, status: reporter.last };
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
   const retries = deps.stepRetries;
   const listeners = [
@@ -153,6 +150,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
       render: (plan, args) => source.render(plan, args),
       renderedObjects: () => source.renderedObjects(),
       ownedObjects: source.ownedObjects,
+      children: source.children,
       onEvent: (e) => { for (const listen of listeners) listen(e); },
       sensitiveValues: source.sensitiveValues,
       ...(input.signal ? { signal: input.signal } : {}),
@@ -167,18 +165,6 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
-}
-
-/** A plan waits for dependencies: written once per distinct reason (each poll asks again, Git hears of changes only). */
-function reportWaiting(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter, waits: readonly NotReady[]): RunOutcome {
-  const message = `waiting for ${waitingMessage(waits)}`;
-  const previous = deps.records.get(input.key) ?? input.previous;
-  if (previous?.waiting?.message !== waitingMessage(waits) || previous.sourceCommit !== input.commit) {
-    const state = reporter.checkpoint?.active?.state.status ?? 'PENDING';
-    const since = previous?.waiting && previous.sourceCommit === input.commit ? previous.waiting.since : deps.now();
-    reporter.write({ ...reporter.transition('waiting', state), message: waitingMessage(waits) }, { waiting: waitingStatus(waits, since) });
-  }
-  return { kind: 'nothing', message };
 }
 
 /**
