@@ -16,6 +16,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'recovery.md', demote: true },
   { file: 'deploy.md', demote: true },
   { file: 'secrets.md', demote: true },
+  { file: 'composition.md', demote: true },
   { file: 'team.md', demote: true },
   { file: 'preview.md', demote: false },
   { file: 'testing.md', demote: false },

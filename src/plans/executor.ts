@@ -8,7 +8,7 @@
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, refOf } from '../kube/object.js';
 import { BatonError } from '../errors.js';
-import type { RenderedPhase, RenderedPlan, RenderedStep } from '../render/types.js';
+import type { RenderedChild, RenderedPhase, RenderedPipe, RenderedPlan, RenderedStep } from '../render/types.js';
 import { runBatch } from './batch.js';
 import { checkOwnership } from './owner-check.js';
 import { ownerValue } from '../render/labels.js';
@@ -40,6 +40,14 @@ export interface ExecutorOptions {
    * plan end also sees what it means for the desired state (reconcile records `applied` or the failure).
    */
   settle?: (cp: Checkpoint, end: PlanEnd) => Checkpoint;
+  /**
+   * Pipe tasks (docs/composition.md): called when a step with pipes is ready; collects their Jobs'
+   * output and returns the plan rendered again with it, so later steps read `pipes.<task>` (the plan's
+   * structure is the same; only objects change). Throwing fails the step.
+   */
+  pipes?: (pipes: readonly RenderedPipe[]) => Promise<RenderedPlan>;
+  /** Instance tasks: runs the step's child instances to completion and health; returns a line for the step's message. Throwing fails the step. */
+  children?: (children: readonly RenderedChild[]) => Promise<string>;
 }
 
 export type PlanEnd = { outcome: 'complete' } | { outcome: 'failed'; error: FailureInfo };
@@ -62,7 +70,8 @@ class Execution_ {
   private readonly base;
 
   constructor(
-    private readonly plan: RenderedPlan,
+    /** Replaced when a Pipe step re-renders it (same phases and steps, new objects). */
+    private plan: RenderedPlan,
     private readonly o: ExecutorOptions,
   ) {
     const active = this.active();
@@ -163,7 +172,8 @@ class Execution_ {
     if (this.isSuperseded()) return { kind: 'superseded' };
     await this.mutate((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), this.now(), 'running')));
     this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
-    const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, s);
+    // The step as the plan renders it now: a Pipe step before it may have re-rendered the plan.
+    const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, this.currentStep(phase.name, s.name) ?? s);
     const continued = this.active().phases.find((p) => p.name === phase.name)?.continued ?? 0;
     const results = await this.ordered(phase.strategy, phase.steps, each, continued, phase.name);
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
@@ -225,11 +235,16 @@ class Execution_ {
             this.o.emit({ type: 'step-waiting', ...at, object, message });
           },
         });
+        if (batch.kind === 'superseded') {
+          deadlineCtl.abort();
+          return { kind: 'superseded' };
+        }
+        if (step.pipes !== undefined && this.o.pipes) this.plan = await this.o.pipes(step.pipes);
+        const childLine = step.children !== undefined && this.o.children ? `; ${await this.o.children(step.children)}` : '';
         deadlineCtl.abort();
-        if (batch.kind === 'superseded') return { kind: 'superseded' };
         const { outcome } = batch;
         await this.mutate(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}`)),
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
           (inv) => inv.without(outcome.deleted),
         );
         this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
@@ -254,6 +269,10 @@ class Execution_ {
         await this.o.clock.sleep(delay, this.o.signal).catch(() => undefined);
       }
     }
+  }
+
+  private currentStep(phase: string, step: string): RenderedStep | undefined {
+    return this.plan.phases.find((p) => p.name === phase)?.steps.find((s) => s.name === step);
   }
 
   /** A method, not an inline check, so the compiler does not assume the signal's state between awaits. */

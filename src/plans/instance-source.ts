@@ -30,6 +30,21 @@ import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations } from '../tenancy/rules.js';
 import type { DesiredState } from './selection.js';
+import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
+import { problem } from '../render/problems.js';
+import { pipeObjectName, pipeTasks } from '../render/pipes.js';
+import { readPipes } from '../compose/pipes/collect.js';
+import { childRunner, type ChildRunner } from '../compose/children/runner.js';
+
+/** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
+async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof ComposeError) || (err.code !== 'GENERATED_ROTATE_UNKNOWN' && err.code !== 'GENERATED_NO_CLUSTER')) throw err;
+    throw new RenderProblemsError([problem({ code: err.code, file: inst.file, path: [], line: 1, column: 1, message: err.message })]);
+  }
+}
 
 export interface InstanceSource {
   instance: Instance;
@@ -40,6 +55,10 @@ export interface InstanceSource {
   /** Warnings from loading (errors throw). */
   problems: Problem[];
   render: (plan: string, args: Record<string, string>) => Promise<RenderedPlan>;
+  /** Objects the instance owns outside its plans' inventory (its generated values' Secret): deleted when it is removed. */
+  ownedObjects: ObjectRef[];
+  /** Instance tasks: runs and removes the instance's children (absent when the framework has none or no cluster is at hand). */
+  children?: ChildRunner;
   /** Apply objects of the lifecycle plans (deploy, update, upgrade) as rendered now: what pruning keeps. */
   renderedObjects: () => Promise<ObjectRef[]>;
 }
@@ -67,32 +86,55 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const settings = await loadSettings(tree);
   const tenancy = instanceViolations(settings.ok ? settings.value.decl.tenants : undefined, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
   if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
+  // dependsOn: a missing instance, a cycle or a dependency the tenant may not reach refuses the instance (not its removal).
+  const dependencies = extras.removed === true ? [] : await dependencyProblems(tree, inst.value, settings.ok ? settings.value.decl.tenants : undefined);
+  if (hasErrors(dependencies)) throw new RenderProblemsError(dependencies);
   // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
   // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.
-  const resolved = await resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true });
+  // A run asking for `rotate-generated` regenerates those generated values (once per request id).
+  const rotation = extras.removed === true ? undefined : rotationOf(extras.request?.id, extras.request?.args);
+  const resolved = await composeProblems(inst.value, () => resolveInstanceParams(tree, inst.value, fw.value, { ...options.values, lenient: extras.removed === true, ...(rotation ? { rotation } : {}) }));
   if (hasErrors(resolved.problems)) throw new RenderProblemsError(resolved.problems);
+  // Pipe outputs are read at every render: a Pipe step re-renders the plan once its Job's output is in.
+  const pipeDecls = pipeTasks(fw.value).map((t) => ({ task: t.name, kind: t.pipe.kind, name: pipeObjectName(inst.value.name, t.name) }));
+  const cluster = options.values?.cluster;
+  const initialPipes = cluster && pipeDecls.length > 0 ? await readPipes(cluster, inst.value, pipeDecls) : { values: {}, secrets: [] };
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
-    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved });
+    const pipes = cluster && pipeDecls.length > 0 ? (await readPipes(cluster, inst.value, pipeDecls)).values : initialPipes.values;
+    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved, pipes });
     if (!result.ok) throw new RenderProblemsError(result.problems);
     return result.plan;
   };
   const plans = Object.keys(fw.value.decl.plans);
+  const lifecycle = async <T>(pick: (plan: RenderedPlan) => T[]): Promise<T[]> => {
+    const out: T[] = [];
+    for (const name of LIFECYCLE.filter((p) => plans.includes(p))) out.push(...pick(await render(name, {})));
+    return out;
+  };
+  const hasChildren = fw.value.decl.tasks.some((t) => t.kind === 'Instance');
+  const children = hasChildren && cluster ? childRunner({
+    client: cluster,
+    tree,
+    parent: { namespace: inst.value.namespace, name: inst.value.name, file: inst.value.file },
+    load: (childTree, file, childExtras) => loadInstanceSource(childTree, file, renderer, childExtras, options),
+    reconcile: (child) => reconcileSource(cluster, child),
+    lifecycleChildren: () => lifecycle((p) => p.phases.flatMap((ph) => ph.steps.flatMap((s) => s.children ?? []))),
+    now: () => new Date(),
+  }) : undefined;
   return {
     instance: inst.value,
     framework: fw.value,
     // Parameters made sensitive by where their value came from are stored hashed like declared ones.
     desired: desiredStateOf({ ...fw.value, params: resolved.decls }, resolved.values, extras),
-    sensitiveValues: resolved.sensitiveValues,
+    sensitiveValues: [...resolved.sensitiveValues, ...initialPipes.secrets],
     problems: [...inst.problems, ...fw.problems, ...schedules, ...resolved.problems],
     render,
-    renderedObjects: async () => {
-      const refs: ObjectRef[] = [];
-      for (const name of LIFECYCLE.filter((p) => plans.includes(p))) {
-        const plan = await render(name, {});
-        for (const ph of plan.phases) for (const s of ph.steps) for (const a of s.actions) if (a.action === 'apply') refs.push(refOf(a.object));
-      }
-      return refs;
-    },
+    ownedObjects: [
+      ...pipeDecls.map((p) => ({ apiVersion: 'v1', kind: p.kind, namespace: inst.value.namespace, name: p.name })),
+      ...(generatedParams(fw.value.params).length > 0 ? [generatedSecretRef(inst.value)] : []),
+    ],
+    ...(children ? { children } : {}),
+    renderedObjects: () => lifecycle((plan) => plan.phases.flatMap((ph) => ph.steps.flatMap((s) => s.actions.flatMap((a) => (a.action === 'apply' ? [refOf(a.object)] : []))))),
   };
 }
 
@@ -110,6 +152,8 @@ export function reconcileSource(client: KubeClient, source: InstanceSource, onEv
     desired: source.desired,
     render: source.render,
     renderedObjects: source.renderedObjects,
+    ownedObjects: source.ownedObjects,
+    children: source.children,
     ...(onEvent ? { onEvent } : {}),
     sensitiveValues: source.sensitiveValues,
     ...extra,

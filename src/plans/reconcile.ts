@@ -3,7 +3,7 @@
  * start, resume, refuse or remove; execute; prune. `baton apply` and the GitOps agent both call this.
  */
 import type { KubeClient } from '../kube/client.js';
-import { refOf, type ObjectRef } from '../kube/object.js';
+import { refLabel, refOf, type ObjectRef } from '../kube/object.js';
 import type { RenderedPlan } from '../render/types.js';
 import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type TargetRecord } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
@@ -20,6 +20,8 @@ import { CheckpointSession } from './session.js';
 import { DEFAULT_RETRY, failureOf, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.js';
 import { inProgress, type PlanRun } from './state.js';
 import { changedKeys } from './values.js';
+import { collectPipe } from '../compose/pipes/collect.js';
+import type { ChildRunner } from '../compose/children/runner.js';
 
 export interface ReconcileOptions {
   client: KubeClient;
@@ -35,6 +37,10 @@ export interface ReconcileOptions {
    * pruning, in addition to the completed plan's own Apply objects.
    */
   renderedObjects?(): Promise<ObjectRef[]>;
+  /** Objects the instance owns outside its inventory (generated values' Secret): deleted last on removal. */
+  ownedObjects?: readonly ObjectRef[];
+  /** Instance tasks (compose/children): runs a step's children; removes them after the parent's objects on removal. */
+  children?: ChildRunner | undefined;
   onEvent?: EventListener;
   /**
    * The user's commit whose desired state this is: recorded in a run started now (PlanRun.sourceCommit)
@@ -123,7 +129,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
     });
-    return { execution: await executePlan(plan, exec, false), plan };
+    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false), plan };
   };
 
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {
@@ -142,7 +148,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     case 'resume': {
       const plan = await options.render(decision.run.plan, decision.run.args);
       await session.update((cp) => ({ ...cp, active: alignRun(decision.run, plan) }));
-      return finish(await executePlan(plan, exec, true), plan, true, []);
+      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true), plan, true, []);
     }
     case 'start': {
       const s = decision.selection;
@@ -158,10 +164,39 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         if (cleanup.outcome !== 'complete') return { kind: 'removed', cleanup, report: empty };
       }
       const report = await removeAll(exec);
-      if (report.failed.length === 0) await session.remove();
+      if (report.failed.length === 0) {
+        report.deleted.push(...(await removeOwned(options)));
+        await session.remove();
+      }
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** Pipe steps collect their Jobs' output into the pipe objects, then the plan is rendered again with it. */
+function withPipes(exec: ExecutorOptions, options: ReconcileOptions, plan: string, args: Record<string, string>): ExecutorOptions {
+  const children = options.children;
+  return {
+    ...exec,
+    pipes: async (pipes) => {
+      for (const p of pipes) await collectPipe(options.client, options.instance, p);
+      return options.render(plan, args);
+    },
+    ...(children ? { children: (list) => children.run(list) } : {}),
+  };
+}
+
+/** After the parent's own objects: its children (Instance tasks), then what it owns outside its inventory. */
+async function removeOwned(options: ReconcileOptions): Promise<string[]> {
+  const children = options.children ? await options.children.removeAll() : [];
+  return [...children.map((c) => `Instance ${c}`), ...(await deleteOwned(options.client, options.ownedObjects))];
+}
+
+/** Objects the instance owns outside its inventory, deleted after everything else; returns the ones that existed. */
+async function deleteOwned(client: KubeClient, refs: readonly ObjectRef[] = []): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const ref of refs) if ((await client.delete(ref)) !== undefined) deleted.push(refLabel(ref));
+  return deleted;
 }
 
 /** The target of a change-driven run: the desired state; a retry of the same state keeps its failure count. */

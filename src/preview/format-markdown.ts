@@ -22,6 +22,11 @@ export function formatMarkdown(report: PreviewReport): string {
     for (const inst of report.instances) out.push(`| \`${id(inst)}\` | ${outcomeCell(inst)} | ${escapeMd(whyCell(inst))} |`);
     out.push('');
   }
+  if (report.order) {
+    out.push('### Order (`dependsOn`)', '');
+    report.order.forEach((o, i) => out.push(`${i + 1}. \`${o.instance}\`${o.waitsFor.length > 0 ? ` waits until ${o.waitsFor.map((w) => `\`${w}\``).join(', ')} ${o.waitsFor.length === 1 ? 'is' : 'are'} applied and healthy` : ''}`));
+    out.push('');
+  }
   for (const fw of report.frameworks) {
     out.push(`### Framework \`${fw.name}\` ${fw.version} ${fw.change}`, '');
     if (fw.instancesUsing.length > 0) out.push(`Instances on this version: ${fw.instancesUsing.map((i) => `\`${i}\``).join(', ')}.`);

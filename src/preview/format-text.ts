@@ -11,6 +11,10 @@ export function formatText(report: PreviewReport): string {
     if (fw.instancesUsing.length > 0) out.push(`  instances on it: ${fw.instancesUsing.join(', ')}`);
     if (fw.instancesThatCouldMove.length > 0) out.push(`  affected once they move to it: ${fw.instancesThatCouldMove.join(', ')}`);
   }
+  if (report.order) {
+    out.push('order (dependsOn):');
+    report.order.forEach((o, i) => out.push(`  ${i + 1}. ${o.instance}${o.waitsFor.length > 0 ? ` (waits until ${o.waitsFor.join(', ')} applied and healthy)` : ''}`));
+  }
   for (const inst of report.instances) out.push(...instanceText(inst));
   if (report.instances.length === 0 && report.frameworks.length === 0) out.push('no instance is affected');
   return `${out.join('\n')}\n`;

@@ -20,6 +20,8 @@ import type { ValuesContext } from '../secrets/instance-values.js';
 import { planViolations } from '../tenancy/rules.js';
 import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
 
+import { orderOfFiles } from '../compose/index.js';
+
 export interface PreviewInput {
   base: FileTree;
   head: FileTree;
@@ -60,7 +62,9 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
   problems.push(...(await ownershipConflicts(headAt, input.renderer)).map(located));
   const frameworks = await frameworkChanges(input.base, input.head, headFiles);
   const acceptable = problems.length === 0 && instances.every((i) => i.outcome !== 'refused');
-  return { base: input.baseRef, head: input.headRef, instances, frameworks, problems, acceptable };
+  const runs = instances.filter((i) => i.outcome === 'run').map((i) => headFiles.find((f) => f.startsWith(`instances/${i.instance.namespace}/${i.instance.name}.`))).filter((f): f is string => f !== undefined);
+  const order = await orderOfFiles(input.head, runs);
+  return { base: input.baseRef, head: input.headRef, instances, frameworks, problems, ...(order ? { order } : {}), acceptable };
 }
 
 /** A file change, a framework content change or a newly broken instance affects it. */

@@ -95,6 +95,8 @@ export interface PreviewReport {
   instances: InstancePreview[];
   frameworks: FrameworkPreview[];
   problems: PreviewProblem[];
+  /** When an affected instance has `dependsOn`: the order the agent runs them in and what each waits for. */
+  order?: { instance: string; waitsFor: string[] }[];
   /** False when any instance would be refused or any file is invalid (exit code 1). */
   acceptable: boolean;
 }

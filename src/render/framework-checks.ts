@@ -4,6 +4,7 @@
  * warnings for unused tasks, templates and parameters and for raw `<%-` output of non-YAML values.
  */
 import type { Framework } from './model.js';
+import type { ParamDecl } from './schemas.js';
 import { checkParamValue } from './params.js';
 import { lifecycleProblems } from './lifecycle-checks.js';
 import { compileRepoPattern } from './pattern.js';
@@ -105,6 +106,7 @@ function paramProblems(fw: Framework): Problem[] {
     if ((p.minimum !== undefined || p.maximum !== undefined) && p.type !== 'integer' && p.type !== 'number') {
       out.push(problem({ code: 'PARAM_RANGE_INVALID', ...here('type'), message: `parameter ${p.name}: minimum/maximum apply only to integer and number parameters` }));
     }
+    out.push(...generateProblems(p, here));
     if (p.default !== undefined && p.default !== null) {
       for (const f of checkParamValue(p, p.default)) out.push(problem({ code: 'PARAM_DEFAULT_INVALID', ...here('default'), message: `default: ${f.message}` }));
     }
@@ -117,6 +119,16 @@ function paramProblems(fw: Framework): Problem[] {
       out.push(problem({ code: 'PARAM_UNUSED', severity: 'warning', ...here('name'), message: `parameter ${p.name} is not used by any template or Toggle task` }));
     }
   });
+  return out;
+}
+
+/** A generated parameter (`generate:`) is a string without default, and not immutable (rotation changes it). */
+function generateProblems(p: ParamDecl, here: (field?: string) => Pick<Problem, 'file' | 'path' | 'line' | 'column'>): Problem[] {
+  if (p.generate === undefined) return [];
+  const out: Problem[] = [];
+  if (p.type !== 'string') out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('generate'), message: `parameter ${p.name}: generated values are strings; declare type: string` }));
+  if (p.default !== undefined && p.default !== null) out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('default'), message: `parameter ${p.name} is generated: a default would be used instead of a generated value; remove one of them` }));
+  if (p.immutable === true) out.push(problem({ code: 'PARAM_GENERATE_INVALID', ...here('immutable'), message: `parameter ${p.name} is generated: immutable would refuse every rotation; generated values change only when rotated on purpose` }));
   return out;
 }
 

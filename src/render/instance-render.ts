@@ -22,6 +22,8 @@ export interface RenderInstanceOptions {
   values?: ValuesContext;
   /** Values resolved already (the agent reads the cluster once per run): skips resolving them again. */
   resolved?: InstanceParams;
+  /** Pipe outputs read from the cluster (`pipes.<task>.<file>`); absent: empty files. */
+  pipes?: Record<string, Record<string, string>>;
 }
 
 export type InstanceRenderResult =
@@ -67,6 +69,7 @@ export async function renderInstancePlan(tree: FileTree, instanceFile: string, o
     ...(options.args ? { args: options.args } : {}),
     stepTimeoutSeconds: settings.value.stepTimeoutSeconds,
     renderer: options.renderer,
+    ...(options.pipes ? { pipes: options.pipes } : {}),
   });
   // A plan that creates what the instance's tenant may not is refused before anything is applied.
   const result: RenderResult = rendered.ok ? withTenancy(rendered, planViolations(tenants, inst.value.file, rendered.plan, fw.value.dir)) : rendered;

@@ -19,6 +19,9 @@ import type { FrameworkDecl } from './schemas.js';
 import { parseDuration } from './versions.js';
 import { DEFAULT_STEP_TIMEOUT_SECONDS } from './repository.js';
 import { renderKey } from './render-cache.js';
+import { pipeLocals, pipeOf } from './pipes.js';
+import type { RenderedChild, RenderedPipe } from './types.js';
+import { childOf } from './children.js';
 
 export interface RenderPlanInput {
   framework: Framework;
@@ -33,6 +36,8 @@ export interface RenderPlanInput {
   /** Default step timeout (baton.yaml defaults.stepTimeout). */
   stepTimeoutSeconds?: number;
   renderer: Renderer;
+  /** Outputs of Pipe tasks as read from the cluster; a pipe not produced yet reads as empty files. */
+  pipes?: Record<string, Record<string, string>>;
 }
 
 export type RenderResult = { ok: true; plan: RenderedPlan; problems: Problem[] } | { ok: false; problems: Problem[] };
@@ -170,6 +175,7 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
       params: input.params,
       labels,
       selectorLabels: selectorLabels(fw.name, instance.name),
+      pipes: pipeLocals(fw, input.pipes),
     },
     renders,
     partials: Object.fromEntries([...compiled].map(([name, c]) => [name, c.key])),
@@ -178,6 +184,8 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
 
   const plan = fw.decl.plans[input.plan]!;
   const steps: BatchAction[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
+  const pipes: RenderedPipe[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
+  const children: RenderedChild[][][] = plan.phases.map((ph) => ph.steps.map(() => []));
   const all: KubeObject[] = [];
   outputs.forEach((out, i) => {
     const slot = slots[i]!;
@@ -188,6 +196,12 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
     }
     const phase = plan.phases[slot.phase]!;
     const step = phase.steps[slot.step]!;
+    const slotTask = fw.decl.tasks.find((t) => t.name === slot.task);
+    if (slotTask?.kind === 'Instance') {
+      const child = childOf(slotTask, out.docs.map((d) => d.value), renders[i]!.file, problems);
+      if (child) children[slot.phase]![slot.step]!.push(child);
+      return;
+    }
     for (const doc of out.docs) {
       const obj = checkObject(doc.value, renders[i]!.file, doc.index, problems);
       if (!obj) continue;
@@ -212,6 +226,11 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
         : { action: 'delete', object: obj, task: slot.task, template: slot.template };
       steps[slot.phase]![slot.step]!.push(action);
     }
+    const task = fw.decl.tasks.find((t) => t.name === slot.task);
+    if (task?.kind === 'Pipe') {
+      const pipe = pipeOf(task, out.docs.map((d) => d.value), renders[i]!.file, instance.name, problems);
+      if (pipe) pipes[slot.phase]![slot.step]!.push(pipe);
+    }
   });
   addConfigHashes(all);
   duplicateProblems(fw, plan.phases.map((ph) => ph.name), steps, problems);
@@ -230,6 +249,8 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
         name: st.name,
         timeoutSeconds: (st.timeout !== undefined ? parseDuration(st.timeout) : undefined) ?? defaultTimeout,
         actions: orderBatch(steps[pi]![si]!),
+        ...(pipes[pi]![si]!.length > 0 ? { pipes: pipes[pi]![si]! } : {}),
+        ...(children[pi]![si]!.length > 0 ? { children: children[pi]![si]! } : {}),
       })),
     })),
     readiness: (fw.decl.readiness ?? []).map(toReadinessRule),

@@ -18,6 +18,7 @@ export interface RenderKeyInput {
   plan: string;
   args?: Readonly<Record<string, string>>;
   stepTimeoutSeconds?: number;
+  pipes?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 const digests = new WeakMap<Framework, string>();
@@ -36,7 +37,7 @@ export function renderKey(input: RenderKeyInput): string {
   const args = input.args ?? {};
   const sortedArgs = Object.keys(args).sort().map((k) => [k, args[k]]);
   return createHash('sha256')
-    .update(JSON.stringify([digestOf(input.framework), input.framework.name, input.framework.version, input.instance.name, input.instance.namespace, input.params, input.plan, sortedArgs, input.stepTimeoutSeconds ?? null]))
+    .update(JSON.stringify([digestOf(input.framework), input.framework.name, input.framework.version, input.instance.name, input.instance.namespace, input.params, input.plan, sortedArgs, input.stepTimeoutSeconds ?? null, input.pipes ?? null]))
     .digest('hex');
 }
 

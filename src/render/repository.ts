@@ -115,7 +115,7 @@ export async function loadFramework(tree: FileTree, name: string, version: strin
   if (hasErrors(problems)) return { ok: false, problems };
   return {
     ok: true,
-    value: { name, version, dir, decl: fw.value, params: params.value ?? [], templates, frameworkSource: source, paramsSource: params.parsed },
+    value: { name, version, dir, decl: fw.value, params: (params.value ?? []).map((p) => (p.generate !== undefined ? { ...p, sensitive: true } : p)), templates, frameworkSource: source, paramsSource: params.parsed },
     problems,
   };
 }

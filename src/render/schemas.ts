@@ -17,6 +17,16 @@ const schemaRef = z.string().optional().describe('JSON Schema reference for edit
 export const paramTypes = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
 export type ParamType = (typeof paramTypes)[number];
 
+/** How a parameter's value is generated once per instance (docs/composition.md, "Generated values"). */
+const generatedLength = z.number().int().min(1).max(4096);
+export const generateSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('password'), length: generatedLength.optional().describe('characters (default 24)'), alphabet: z.string().min(2).optional().describe('characters to draw from (default letters and digits)') }),
+  z.strictObject({ kind: z.literal('token'), length: generatedLength.optional().describe('characters (default 40)'), alphabet: z.string().min(2).optional().describe('characters to draw from (default lowercase hex digits)') }),
+  z.strictObject({ kind: z.literal('uuid') }),
+  z.strictObject({ kind: z.literal('bytes'), length: generatedLength.optional().describe('random bytes (default 32)'), encoding: z.enum(['base64', 'hex']).optional().describe('how the bytes are written (default base64)') }),
+]);
+export type GenerateDecl = z.output<typeof generateSchema>;
+
 export const paramSchema = z.strictObject({
   // __proto__ would set the prototype of the values object instead of declaring a parameter.
   name: z.string().regex(/^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_" (not __proto__)'),
@@ -32,6 +42,8 @@ export const paramSchema = z.strictObject({
   trigger: z.string().optional().describe('the plan a change of this value runs'),
   sensitive: z.boolean().optional(),
   group: z.string().optional(),
+  /** Generated once per instance, kept in a Secret the instance owns, never in Git; implies sensitive. */
+  generate: generateSchema.optional(),
 });
 export const paramsFileSchema = z.array(paramSchema).describe('Baton params.yaml: parameter declarations');
 export type ParamDecl = z.output<typeof paramSchema>;
@@ -41,6 +53,29 @@ export const taskSchema = z.discriminatedUnion('kind', [
   z.strictObject({ name: z.string().min(1), kind: z.literal('Apply'), resources, force: z.boolean().optional() }),
   z.strictObject({ name: z.string().min(1), kind: z.literal('Delete'), resources }),
   z.strictObject({ name: z.string().min(1), kind: z.literal('Toggle'), parameter: z.string().min(1), resources }),
+  z.strictObject({
+    name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/, 'a Pipe task name is part of an object name: lowercase letters, digits and "-", at most 40 characters'),
+    kind: z.literal('Pipe'),
+    /** The template rendering the Job whose output becomes the pipe (exactly one batch/v1 Job). */
+    resources: z.array(z.string().min(1)).length(1),
+    pipe: z.strictObject({
+      kind: z.enum(['ConfigMap', 'Secret']),
+      /** The output files the Job writes (keys of its termination message); templates read `pipes.<task>.<file>`. */
+      files: z.array(z.string().regex(/^[-._a-zA-Z0-9]+$/, 'must be a valid ConfigMap key')).min(1),
+      /** The most bytes of output accepted (default and at most 4096, the termination message limit). */
+      maxBytes: z.number().int().min(1).max(4096).optional(),
+    }),
+  }),
+  z.strictObject({
+    name: z.string().min(1),
+    kind: z.literal('Instance'),
+    /** The child's framework (in this repository's frameworks/). */
+    framework: dnsLabel,
+    /** A version range: `1.2.3`, `^1.2.0`, `~1.2.0`, or comparators such as `>=1.0.0 <2.0.0`; the highest matching version is used. */
+    version: z.string().min(1),
+    /** The template rendering the child: `{apiVersion: baton.dev/v1alpha1, kind: Instance, metadata: {name}, params}`. */
+    resources: z.array(z.string().min(1)).length(1),
+  }),
 ]);
 export type TaskDecl = z.output<typeof taskSchema>;
 
@@ -153,6 +188,10 @@ export const valuesFromSchema = z
   .refine((v) => v.param === undefined || v.key !== undefined, { message: '"param" needs "key" (the entry holding its value)', path: ['param'] });
 export type ValuesFromDecl = z.output<typeof valuesFromSchema>;
 
+/** Another instance: by name in the same namespace, or `namespace` too. */
+export const dependencySchema = z.strictObject({ name: dnsLabel, namespace: dnsLabel.optional() });
+export type DependencyDecl = z.output<typeof dependencySchema>;
+
 export const instanceSchema = z
   .strictObject({
     $schema: schemaRef,
@@ -167,6 +206,8 @@ export const instanceSchema = z
     valuesFrom: z.array(valuesFromSchema).default([]),
     schedules: z.array(scheduleSchema).default([]),
     sync: syncSettingsSchema.optional(),
+    /** Instances whose desired state must be applied and healthy before a plan of this one runs. */
+    dependsOn: z.array(dependencySchema).default([]),
     /** Suspended: nothing is applied or repaired and schedules hold until it is removed or false (docs/operations.md). */
     suspend: z.boolean().optional(),
   })

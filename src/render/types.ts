@@ -22,6 +22,32 @@ export interface RenderedStep {
   timeoutSeconds: number;
   /** Ordered: Namespaces and CRDs first, then by kind as Helm/kapp order them, then by name. */
   actions: BatchAction[];
+  /** Pipe tasks of the step: after its batch is ready, each Job's output becomes a ConfigMap or Secret. */
+  pipes?: RenderedPipe[];
+  /** Instance tasks of the step: child instances of other frameworks, run to completion and health after the batch. */
+  children?: RenderedChild[];
+}
+
+/** A child instance as rendered by an Instance task (docs/composition.md). */
+export interface RenderedChild {
+  task: string;
+  /** The child's name, in the parent's namespace. */
+  name: string;
+  framework: string;
+  /** The version range of the task. */
+  version: string;
+  params: Record<string, unknown>;
+}
+
+/** A Pipe task as rendered: which Job's output to collect and where it goes (docs/composition.md). */
+export interface RenderedPipe {
+  task: string;
+  /** The Job in the instance's namespace. */
+  job: string;
+  /** The object the output is written to: `<instance>-pipe-<task>`. */
+  target: { kind: 'ConfigMap' | 'Secret'; name: string };
+  files: string[];
+  maxBytes: number;
 }
 
 export interface RenderedPhase {

@@ -20,6 +20,9 @@ import type { FileTree } from './tree.js';
 import type { TenantDecl } from './schemas.js';
 import type { RenderedPlan } from './types.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
+// Directly, not through compose/index.ts: that entry point also pulls in the engine side (plans/), which imports render/.
+import { dependencyProblems } from '../compose/depends/graph.js';
+import { childTaskProblems } from '../compose/children/graph.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations, planViolations } from '../tenancy/rules.js';
 
@@ -59,7 +62,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const loaded = await loadFramework(tree, name, version);
   if (!loaded.ok) return loaded.problems;
   const fw = loaded.value;
-  const problems = [...loaded.problems, ...frameworkProblems(fw)];
+  const problems = [...loaded.problems, ...frameworkProblems(fw), ...(await childTaskProblems(tree, fw))];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
   for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);
@@ -83,7 +86,10 @@ export async function validateInstance(tree: FileTree, file: string, renderer: R
   const loaded = await loadInstance(tree, file);
   if (!loaded.ok) return loaded.problems;
   const inst: Instance = loaded.value;
-  const tenancy = instanceViolations(options.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate: (path) => inst.source.locate(path) });
+  const tenancy = [
+    ...instanceViolations(options.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate: (path) => inst.source.locate(path) }),
+    ...(await dependencyProblems(tree, inst, options.tenants)),
+  ];
   const fw = await loadInstanceFramework(tree, inst);
   if (!fw.ok) return [...loaded.problems, ...tenancy, ...fw.problems];
   const problems = [...loaded.problems, ...tenancy];

@@ -10,6 +10,7 @@
  * caller can render with placeholders. The agent is strict: what it cannot read refuses the instance.
  */
 import type { KubeClient } from '../kube/client.js';
+import type { Rotation } from '../compose/generated/resolve.js';
 import { isRecord } from '../kube/object.js';
 import { problem, type Problem } from '../render/problems.js';
 import { parseYamlFile, type SourceFile } from '../render/source.js';
@@ -26,6 +27,10 @@ export interface ValuesContext {
   /** The cluster valuesFrom objects are read from; absent: it cannot be seen. */
   cluster?: KubeClient;
   lenient?: boolean;
+  /** Generated parameters to generate anew in this run (a plan's `rotate-generated` argument). */
+  rotation?: Rotation;
+  /** Read generated values without creating missing ones (looking at another instance, e.g. a dependency). */
+  generatedReadOnly?: boolean;
 }
 
 export interface InstanceValuesInput {

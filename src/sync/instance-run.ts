@@ -24,6 +24,7 @@ import { driftSettingsOf } from '../drift/settings.js';
 import { holdText } from '../control/describe.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
+import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -117,8 +118,10 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   /** The id of the request file's request (not a schedule's), once loaded. */
   let requestId: string | undefined;
   let planStarted = false;
+  /** While dependencies are not ready the desired state is not recorded as seen: the next poll looks again. */
+  let waiting = false;
   const full = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
-  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => observedFingerprint(full, requestId, planStarted, reporter.checkpoint));
+  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => (waiting ? heldFingerprint(input) : observedFingerprint(full, requestId, planStarted, reporter.checkpoint)));
 
   let source: InstanceSource;
   let requests: OperatorRequest[];
@@ -139,8 +142,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   ];
 
   const client = deps.clientFor?.(key) ?? deps.client;
+  // Operator requests and suspend first (they act on the checkpoint), then dependencies (they hold plans).
   const held = await operatorsFirst(deps, input, { source, requests, reporter, client, emit: (e) => { for (const listen of listeners) listen(e); } });
   if (held !== undefined) return { outcome: held, status: reporter.last };
+  const waitingOn = await holdForDependencies(deps, input, reporter, source, () => { waiting = true; });
+  if (waitingOn) return { outcome: waitingOn, status: reporter.last };
 
   let result: ReconcileResult;
   try {
@@ -153,6 +159,8 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
       desired: source.desired,
       render: (plan, args) => source.render(plan, args),
       renderedObjects: () => source.renderedObjects(),
+      ownedObjects: source.ownedObjects,
+      children: source.children,
       onEvent: (e) => { for (const listen of listeners) listen(e); },
       sensitiveValues: source.sensitiveValues,
       ...(input.signal ? { signal: input.signal } : {}),

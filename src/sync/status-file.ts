@@ -47,6 +47,14 @@ export interface RefusalStatus {
   commit?: string;
 }
 
+/** A plan of this instance waits for instances it `dependsOn` (docs/composition.md). */
+export interface WaitingStatus {
+  /** `<namespace>/<name>` of each dependency that is not ready, with why. */
+  on: { instance: string; reason: string }[];
+  since: string;
+  message: string;
+}
+
 export interface PlanSummary {
   id: string;
   plan: string;
@@ -67,6 +75,8 @@ export interface InstanceStatus {
   refusal?: RefusalStatus;
   /** `suspend: true` in the instance file: nothing is applied or repaired, schedules hold (docs/operations.md). */
   suspended?: SuspendedStatus;
+  /** Present while a plan waits for dependencies (dependsOn). */
+  waiting?: WaitingStatus;
   /** Is the desired commit fully applied (status-sections.ts). Absent only in files written before it existed. */
   sync?: SyncStatus;
   /** Live health of the instance's objects, refreshed on the drift interval. */
@@ -99,6 +109,7 @@ export interface BuildInput {
   now: string;
   checkpoint?: Checkpoint;
   refusal?: RefusalStatus;
+  waiting?: WaitingStatus;
   removed?: boolean;
   schedules?: ScheduleStatus[];
   /** Values to mask wherever they would appear (messages can quote them). */
@@ -146,6 +157,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     observed: { ...input.observed },
     ...(refusal ? { refusal } : {}),
     ...(input.suspended ? { suspended: { ...input.suspended } } : {}),
+    ...(input.waiting ? { waiting: { ...input.waiting, message: capText(input.waiting.message) } } : {}),
     sync,
     ...(input.health ? { health: input.health } : {}),
     ...(drift ? { drift: { ...drift, objects: drift.objects.slice(0, STATUS_MAX_DRIFTED), errors: drift.errors.slice(0, STATUS_MAX_PROBLEMS).map(capText) } } : {}),

@@ -9,7 +9,7 @@ import type { EngineEvent } from '../plans/events.js';
 import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
-import { buildStatus, formatStatus, statusPath, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus } from './status-file.js';
+import { buildStatus, formatStatus, statusPath, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 
@@ -175,7 +175,7 @@ export class StatusReporter {
    * Writes a transition that is not derived from the checkpoint (refused, observed, removed...), after
    * the plan transitions still missing, so the status it carries never claims an unrecorded one.
    */
-  write(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
+  write(transition: Transition, extra: { refusal?: RefusalStatus; waiting?: WaitingStatus; removed?: boolean } = {}): void {
     this.recordTransitions();
     this.submit(transition, extra);
   }
@@ -191,7 +191,7 @@ export class StatusReporter {
   }
 
   /** Submits the status as it is now, described by `transition`, and makes it the record. */
-  private submit(transition: Transition, extra: { refusal?: RefusalStatus; removed?: boolean } = {}): void {
+  private submit(transition: Transition, extra: { refusal?: RefusalStatus; waiting?: WaitingStatus; removed?: boolean } = {}): void {
     // The commit subject and trailers go into git log for good: a message quoting a sensitive value
     // (an API error echoing a field) is masked like the status file itself. Only the message: ids in
     // the trailers (commits, runs) must stay exact.
@@ -209,6 +209,7 @@ export class StatusReporter {
       now: this.updatedAt(),
       ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
       ...(extra.refusal ? { refusal: extra.refusal } : {}),
+      ...(extra.waiting ? { waiting: extra.waiting } : {}),
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),

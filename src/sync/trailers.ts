@@ -36,6 +36,8 @@ export const TRAILER = {
 export const MAX_DRIFT_TRAILERS = 20;
 
 export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked'
+  /** An instance waits for its dependencies (dependsOn, docs/composition.md). */
+  | 'waiting'
   /** Operators (src/control/, docs/operations.md): a carried-out request names its own event (`plan-paused`...). */
   | 'request' | 'request-refused' | 'plan-waiting' | 'suspended' | 'unsuspended';
 
@@ -88,6 +90,7 @@ export function summaryOf(t: Transition): string {
     case 'plan-waiting': return `${who}: ${plan} WAITING${t.message ? `: ${t.message}` : ''}`;
     case 'suspended': return `${who}: suspended${t.message ? ` (${t.message})` : ''}`;
     case 'unsuspended': return `${who}: no longer suspended`;
+    case 'waiting': return `${who}: waiting${t.message ? ` for ${t.message}` : ''}`;
   }
 }
 

@@ -72,7 +72,7 @@ async function runStep(options: RunCaseOptions, tree: FileTree, instanceFile: st
   let outcome: StepOutcome;
   let message: string;
   try {
-    const source = await loadInstanceSource(tree, instanceFile, options.renderer, extras);
+    const source = await loadInstanceSource(tree, instanceFile, options.renderer, extras, { values: { cluster: options.client } });
     secrets = source.sensitiveValues;
     const result = await reconcileSource(options.client, source);
     [outcome, message] = outcomeOf(result);

@@ -120,7 +120,7 @@ describe('helpers', () => {
   });
 
   it('exposes exactly the documented locals', () => {
-    expect([...TEMPLATE_LOCALS]).toEqual(['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels']);
+    expect([...TEMPLATE_LOCALS]).toEqual(['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels', 'pipes']);
   });
 });
 

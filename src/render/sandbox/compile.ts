@@ -12,7 +12,7 @@ import type { TemplateFile } from '../model.js';
 import { SPRIG_HELPER_NAMES } from './helpers-source.js';
 
 /** The data a template sees as variables. */
-export const TEMPLATE_LOCALS = ['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels'] as const;
+export const TEMPLATE_LOCALS = ['instance', 'framework', 'params', 'plan', 'labels', 'selectorLabels', 'pipes'] as const;
 /** Helpers of the prelude (also globals of the sandbox), bound once per compiled template (see `src`). */
 export const TEMPLATE_HELPERS = ['toYaml', 'toJson', 'indent', 'nindent', 'quote', 'b64enc', 'b64dec', 'sha256', 'trunc', 'dnsName', 'required', 'fallback'] as const;
 /** Every helper name a template can call: the prelude's and the Sprig set (helpers-source.ts). */

@@ -282,7 +282,7 @@ export const PRELUDE = String.raw`
     var base = job.base, results = [];
     var params = paramsObject(base.params);
     // Everything a template reads is frozen: nothing one render does is visible to the next.
-    var shared = Object.freeze({ params: params, instance: freezeData(base.instance), framework: freezeData(base.framework), labels: freezeData(base.labels), selectorLabels: freezeData(base.selectorLabels) });
+    var shared = Object.freeze({ params: params, instance: freezeData(base.instance), framework: freezeData(base.framework), labels: freezeData(base.labels), selectorLabels: freezeData(base.selectorLabels), pipes: freezeData(base.pipes || {}) });
     for (var i = 0; i < job.renders.length; i++) {
       var r = job.renders[i];
       current = { job: index, file: r.file };

@@ -31,6 +31,8 @@ export interface BaseLocals {
   params: Record<string, unknown>;
   labels: Record<string, string>;
   selectorLabels: Record<string, string>;
+  /** Outputs of the framework's Pipe tasks: `pipes.<task>.<file>` (docs/composition.md). */
+  pipes?: Record<string, Record<string, string>>;
 }
 
 export interface SandboxRender {

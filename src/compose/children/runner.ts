@@ -1,0 +1,119 @@
+/**
+ * Instance tasks in the engine: a step's child instances are reconciled in place, each through the same
+ * engine as any instance (its own checkpoint `baton-checkpoint-<child>`, its own plans and gates), from
+ * an instance file Baton writes in memory over the repository at the same commit. The step completes
+ * when every child's plan completed and the child is healthy; a child that cannot be loaded (unknown
+ * framework or version, parameters its framework refuses), fails or is unhealthy fails the step with
+ * a located message and nothing of it is created. On the parent's removal, after the parent's own
+ * objects, each child the parent's lifecycle plans render is removed (its cleanup plan runs first).
+ */
+import { dump } from 'js-yaml';
+import type { KubeClient } from '../../kube/client.js';
+import { BatonError, errorMessage } from '../../errors.js';
+import { ConfigMapCheckpointStore } from '../../plans/checkpoint-configmap.js';
+import type { ReconcileResult } from '../../plans/reconcile.js';
+import type { DesiredExtras } from '../../plans/desired.js';
+import { RenderProblemsError, problemLocation } from '../../render/problems.js';
+import type { FileTree } from '../../render/tree.js';
+import type { RenderedChild } from '../../render/types.js';
+import { OverlayTree } from '../../testing/overlay-tree.js';
+import { dependencyState, type DependencySource } from '../depends/readiness.js';
+import { instanceFileOf } from '../depends/graph.js';
+import { resolveChildVersion } from './graph.js';
+
+export type ChildErrorCode = 'CHILD_NAME_TAKEN' | 'CHILD_FRAMEWORK_UNKNOWN' | 'CHILD_INVALID' | 'CHILD_FAILED' | 'CHILD_UNHEALTHY';
+
+export class ChildError extends BatonError {
+  declare readonly code: ChildErrorCode;
+  constructor(code: ChildErrorCode, message: string, object: string) {
+    super(code, message, { object });
+  }
+}
+
+export interface ChildSource extends DependencySource {
+  sensitiveValues: string[];
+}
+
+export interface ChildRunnerDeps<S extends ChildSource> {
+  client: KubeClient;
+  tree: FileTree;
+  parent: { namespace: string; name: string; file: string };
+  load: (tree: FileTree, file: string, extras: DesiredExtras) => Promise<S>;
+  reconcile: (source: S) => Promise<ReconcileResult>;
+  /** The children the parent's lifecycle plans (deploy, update, upgrade) render now. */
+  lifecycleChildren: () => Promise<RenderedChild[]>;
+  now: () => Date;
+}
+
+export interface ChildRunner {
+  /** Runs the step's children to completion and health; returns a line for the step's message. */
+  run(children: readonly RenderedChild[]): Promise<string>;
+  /** Removes the parent's children (after its own objects); returns the removed `<namespace>/<name>`. */
+  removeAll(): Promise<string[]>;
+}
+
+export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): ChildRunner {
+  const ns = deps.parent.namespace;
+  const label = (c: RenderedChild): string => `child instance ${ns}/${c.name} (Instance task ${c.task}, framework ${c.framework} ${c.version})`;
+  const objectOf = (c: RenderedChild): string => `Instance ${ns}/${c.name}`;
+
+  const childTree = async (c: RenderedChild): Promise<{ tree: OverlayTree; file: string; version: string }> => {
+    if ((await instanceFileOf(deps.tree, { namespace: ns, name: c.name })) !== undefined) {
+      throw new ChildError('CHILD_NAME_TAKEN', `${label(c)}: instances/${ns}/${c.name}.yaml exists in the repository; a child may not take the name of an instance`, objectOf(c));
+    }
+    const resolved = await resolveChildVersion(deps.tree, c.framework, c.version);
+    if (!resolved.ok) throw new ChildError('CHILD_FRAMEWORK_UNKNOWN', `${label(c)}: ${resolved.message}`, objectOf(c));
+    const tree = new OverlayTree(deps.tree);
+    const file = `instances/${ns}/${c.name}.yaml`;
+    tree.top.set(file, dump({ apiVersion: 'baton.dev/v1alpha1', kind: 'Instance', framework: c.framework, version: resolved.version, params: c.params }, { noRefs: true }));
+    return { tree, file, version: resolved.version };
+  };
+
+  const load = async (c: RenderedChild, extras: DesiredExtras): Promise<S> => {
+    const { tree, file } = await childTree(c);
+    try {
+      return await deps.load(tree, file, extras);
+    } catch (err) {
+      const detail = err instanceof RenderProblemsError ? err.problems.filter((p) => p.severity === 'error').map((p) => `${problemLocation(p)}: ${p.code}: ${p.message}`).join('; ') : errorMessage(err);
+      throw new ChildError('CHILD_INVALID', `${label(c)} cannot be created as rendered by ${deps.parent.file}: ${detail}`, objectOf(c));
+    }
+  };
+
+  const runOne = async (c: RenderedChild): Promise<string> => {
+    const source = await load(c, {});
+    const result = await deps.reconcile(source);
+    if (result.kind === 'refused') throw new ChildError('CHILD_FAILED', `${label(c)} was refused: ${result.refusal.code}: ${result.refusal.message}`, objectOf(c));
+    if (result.kind === 'ran' && result.execution.outcome !== 'complete') {
+      const why = result.execution.outcome === 'failed' ? `${result.execution.error.code}: ${result.execution.error.message}` : 'it was superseded';
+      throw new ChildError('CHILD_FAILED', `${label(c)}: its ${result.execution.run.plan} plan did not complete: ${why}`, objectOf(c));
+    }
+    const state = await dependencyState(deps.client, { namespace: ns, name: c.name }, () => Promise.resolve(source), deps.now());
+    if (!state.ready) throw new ChildError('CHILD_UNHEALTHY', `${label(c)} is not ready: ${state.reason}`, objectOf(c));
+    const plan = result.kind === 'ran' ? `${result.execution.run.plan} COMPLETE` : 'up to date';
+    return `child ${ns}/${c.name} (${c.framework}): ${plan}, healthy`;
+  };
+
+  return {
+    async run(children) {
+      const lines: string[] = [];
+      for (const c of children) lines.push(await runOne(c));
+      return lines.join('; ');
+    },
+    async removeAll() {
+      const removed: string[] = [];
+      const seen = new Set<string>();
+      const store = new ConfigMapCheckpointStore(deps.client);
+      for (const c of await deps.lifecycleChildren()) {
+        if (seen.has(c.name)) continue;
+        seen.add(c.name);
+        if ((await store.load({ namespace: ns, name: c.name })) === undefined) continue;
+        const result = await deps.reconcile(await load(c, { removed: true }));
+        if (result.kind !== 'removed' || result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete')) {
+          throw new ChildError('CHILD_FAILED', `${label(c)} could not be removed`, objectOf(c));
+        }
+        removed.push(`${ns}/${c.name}`);
+      }
+      return removed;
+    },
+  };
+}
