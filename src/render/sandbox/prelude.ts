@@ -340,6 +340,19 @@ export const PRELUDE = String.raw`
   Object.defineProperty = function (o, k, d) { noGlobal(o, 'Object.defineProperty'); return defineProperty(o, k, d); };
   Object.defineProperties = function (o, ds) { noGlobal(o, 'Object.defineProperties'); return defineProperties(o, ds); };
   Reflect.defineProperty = function (o, k, d) { noGlobal(o, 'Reflect.defineProperty'); return reflectDefine(o, k, d); };
+  // A Proxy of the global object would pass the checks above (it is not G) and forward a non-configurable
+  // definition to G: a global no cleanup can delete, readable by every later render. No proxy may wrap G.
+  var RealProxy = Proxy;
+  function GuardedProxy(target, handler) {
+    if (new.target === undefined) throw new TypeError('Constructor Proxy requires \'new\'');
+    if (target === G) throw new TypeError('Proxy: templates may not wrap the global object');
+    return new RealProxy(target, handler);
+  }
+  GuardedProxy.revocable = function revocable(target, handler) {
+    if (target === G) throw new TypeError('Proxy.revocable: templates may not wrap the global object');
+    return RealProxy.revocable(target, handler);
+  };
+  defineProperty(G, 'Proxy', { value: GuardedProxy, writable: true, enumerable: false, configurable: true });
 
   // Lockdown: freeze every intrinsic reachable from the global object so templates cannot leave state
   // behind for the next render (determinism) or change the helpers.
