@@ -4,9 +4,11 @@
  * checks, enhancement) and, in the same run, the floor: the same templates compiled once with bare EJS,
  * run in-process with no isolation and no checks, their output parsed with js-yaml.
  * Rounds alternate floor and pipeline; each side's median round is reported.
- * Figures: {n, rounds, perSecond, floorPerSecond, ratioToFloor, cpu...}; the target is ratioToFloor <= 2.
+ * Figures: {n, rounds, perSecond, floorPerSecond, ratioToFloor, cpu..., allRounds, loadAverage}; the targets are
+ * ratioToFloor <= 2 and cpuRatioToFloor <= 2 on an idle machine. loadAverage is the 1-minute load when the run ended.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { loadAll, CORE_SCHEMA } from 'js-yaml';
@@ -144,6 +146,20 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       cpuMsPerInstance: Number((realCpuMs / n).toFixed(3)),
       floorCpuMsPerInstance: Number((floorCpuMs / n).toFixed(3)),
       cpuRatioToFloor: Number((realCpuMs / floorCpuMs).toFixed(2)),
+      // Every round, not only the medians (issue 14: "median of 5 runs, all printed"). CPU ratios per round
+      // compare a pipeline round with the floor round just before it.
+      allRounds: realRounds.map((real, i) => {
+        const fl = floorRounds[i]!;
+        return {
+          perSecond: Math.round(n / real.seconds),
+          floorPerSecond: Math.round(n / fl.seconds),
+          ratioToFloor: Number((fl.seconds === 0 ? 0 : real.seconds / fl.seconds).toFixed(2)),
+          cpuMsPerInstance: Number((real.cpuMs / n).toFixed(3)),
+          floorCpuMsPerInstance: Number((fl.cpuMs / n).toFixed(3)),
+          cpuRatioToFloor: Number((real.cpuMs / fl.cpuMs).toFixed(2)),
+        };
+      }),
+      loadAverage: Number(loadavg()[0]!.toFixed(2)),
     };
   } finally {
     await renderer.close();

@@ -125,15 +125,37 @@ function planSlots(input: RenderPlanInput, problems: Problem[]): { slots: Slot[]
   return { slots, renders };
 }
 
+interface CompiledSet {
+  compiled: Map<string, CompiledTemplate>;
+  /** Template name -> compiled key, for `include()` in the sandbox. */
+  partials: Record<string, string>;
+  defines: CompiledTemplate[];
+}
+
+/**
+ * What compiling a framework's templates gives, kept per loaded template map when every template compiled:
+ * it depends on the templates only, and rebuilding it for every render showed up in profiles.
+ */
+const compiledSets = new WeakMap<Framework['templates'], CompiledSet>();
+
 /** Compiles the framework's templates; syntax errors are reported for used templates and partials. */
-function compileAll(fw: Framework, used: Set<string>, problems: Problem[]): Map<string, CompiledTemplate> {
+function compileAll(fw: Framework, used: Set<string>, problems: Problem[]): CompiledSet {
+  const known = compiledSets.get(fw.templates);
+  // The map is built once by loadFramework and never changed; the size check is a cheap guard all the same.
+  if (known && known.compiled.size === fw.templates.size) return known;
   const compiled = new Map<string, CompiledTemplate>();
+  let failed = false;
   for (const [name, tpl] of fw.templates) {
     const result = compileTemplate(tpl);
     if (result.ok) compiled.set(name, result.compiled);
-    else if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(...result.problems);
+    else {
+      failed = true;
+      if (used.has(name) || name.split('/').pop()!.startsWith('_')) problems.push(...result.problems);
+    }
   }
-  return compiled;
+  const set: CompiledSet = { compiled, partials: Object.fromEntries([...compiled].map(([name, c]) => [name, c.key])), defines: [...compiled.values()] };
+  if (!failed) compiledSets.set(fw.templates, set);
+  return set;
 }
 
 function checkObject(doc: unknown, file: string, index: number, problems: Problem[]): KubeObject | undefined {
@@ -163,7 +185,7 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
   const { framework: fw, instance } = input;
   const problems: Problem[] = [];
   const { slots, renders } = planSlots(input, problems);
-  const compiled = compileAll(fw, new Set(slots.map((s) => s.template)), problems);
+  const { compiled, partials, defines } = compileAll(fw, new Set(slots.map((s) => s.template)), problems);
   if (problems.length > 0) return { ok: false, problems: maskSensitive(problems, input.sensitiveValues ?? []) };
 
   for (const [i, r] of renders.entries()) r.key = compiled.get(slots[i]!.template)!.key;
@@ -178,8 +200,8 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
       pipes: pipeLocals(fw, input.pipes),
     },
     renders,
-    partials: Object.fromEntries([...compiled].map(([name, c]) => [name, c.key])),
-    defines: [...compiled.values()],
+    partials,
+    defines,
   });
 
   const plan = fw.decl.plans[input.plan]!;

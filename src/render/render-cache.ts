@@ -21,16 +21,20 @@ export interface RenderKeyInput {
   pipes?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-const digests = new WeakMap<Framework, string>();
+/**
+ * Digests by the loaded files they cover. Keyed by the framework.yaml source object, not the Framework: callers
+ * pass copies (`{ ...framework, params }` with an instance's resolved declarations), and hashing every file of the
+ * framework again for each copy cost more than some renders.
+ */
+const digests = new WeakMap<Framework['frameworkSource'], { templates: Framework['templates']; paramsSource: Framework['paramsSource']; digest: string }>();
 
-/** The framework digest, computed once per loaded Framework object. */
+/** The framework digest, computed once per loaded framework version. */
 function digestOf(fw: Framework): string {
-  let d = digests.get(fw);
-  if (d === undefined) {
-    d = frameworkDigest(fw);
-    digests.set(fw, d);
-  }
-  return d;
+  const known = digests.get(fw.frameworkSource);
+  if (known !== undefined && known.templates === fw.templates && known.paramsSource === fw.paramsSource) return known.digest;
+  const digest = frameworkDigest(fw);
+  digests.set(fw.frameworkSource, { templates: fw.templates, paramsSource: fw.paramsSource, digest });
+  return digest;
 }
 
 export function renderKey(input: RenderKeyInput): string {

@@ -28,6 +28,7 @@ export const CHANNEL_PROBES: ChannelProbe[] = [
   { name: 'a new global', write: '<% globalThis.stolen = params.NAME %>v: 1', read: 'v: <%= String(globalThis.stolen) %>' },
   { name: 'a global getter (__defineGetter__)', write: '<% const s = params.NAME; globalThis.__defineGetter__("stolen", () => s) %>v: 1', read: 'v: <%= String(globalThis.stolen) %>' },
   { name: 'a frozen or sealed global object', write: '<% globalThis.kept = params.NAME; try { Object.freeze(globalThis) } catch (e) {} try { Object.seal(globalThis) } catch (e) {} try { Object.preventExtensions(globalThis) } catch (e) {} %>v: 1', read: 'v: <%= String(globalThis.kept) %>' },
+  { name: 'a non-configurable global defined through a Proxy of the global object', write: '<% try { Object.defineProperty(new Proxy(globalThis, {}), "stolen", { value: params.NAME }) } catch (e) {} try { Reflect.defineProperty(Proxy.revocable(globalThis, {}).proxy, "stolen2", { value: params.NAME }) } catch (e) {} %>v: 1', read: 'v: <%= String(globalThis.stolen) + String(globalThis.stolen2) %>' },
   { name: 'a symbol-keyed global', write: '<% globalThis[Symbol.for("k")] = params.NAME %>v: 1', read: 'v: <%= String(globalThis[Symbol.for("k")]) %>' },
   { name: 'Array.prototype additions', write: '<% try { Array.prototype.stolen = params.NAME } catch (e) {} %>v: 1', read: 'v: <%= String([].stolen) %>' },
   { name: 'Object.prototype additions', write: '<% try { Object.prototype.stolen = params.NAME } catch (e) {} %>v: 1', read: 'v: <%= String({}.stolen) %>' },

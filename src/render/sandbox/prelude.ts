@@ -285,17 +285,19 @@ export const PRELUDE = String.raw`
     var shared = Object.freeze({ params: params, instance: freezeData(base.instance), framework: freezeData(base.framework), labels: freezeData(base.labels), selectorLabels: freezeData(base.selectorLabels), pipes: freezeData(base.pipes || {}) });
     for (var i = 0; i < job.renders.length; i++) {
       var r = job.renders[i];
-      current = { job: index, file: r.file };
+      // Renders name their template by the number the host gave it in this process; the file comes with it.
+      var d = defs.get(r.key), file = d ? d.file : '';
+      current = { job: index, file: file };
       // Locals inherit the shared part: copying ~30 names per render showed up in profiles.
       var locals = ObjectCreate(shared);
       locals.plan = freezeData(r.plan);
       try {
         var text = renderTemplate(r.key, locals, job.partials, 0);
-        if (text.length > MAX_OUTPUT) results.push({ ok: false, kind: 'output', file: r.file, line: 0, message: 'rendered output is larger than 4 MiB' });
-        else results.push({ ok: true, file: r.file, text: text });
+        if (text.length > MAX_OUTPUT) results.push({ ok: false, kind: 'output', file: file, line: 0, message: 'rendered output is larger than 4 MiB' });
+        else results.push({ ok: true, file: file, text: text });
       } catch (err) {
-        if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || r.file, line: err.line || 0, column: err.column || 0, message: err.message });
-        else results.push({ ok: false, kind: 'runtime', file: r.file, line: 0, message: String(err && err.message) });
+        if (err instanceof BatonTemplateError) results.push({ ok: false, kind: err.kind, file: err.file || file, line: err.line || 0, column: err.column || 0, message: err.message });
+        else results.push({ ok: false, kind: 'runtime', file: file, line: 0, message: String(err && err.message) });
       }
       // Globals a template created (globalThis.x = ...) go before the next render, of this or any instance.
       removeGlobals();
@@ -338,6 +340,19 @@ export const PRELUDE = String.raw`
   Object.defineProperty = function (o, k, d) { noGlobal(o, 'Object.defineProperty'); return defineProperty(o, k, d); };
   Object.defineProperties = function (o, ds) { noGlobal(o, 'Object.defineProperties'); return defineProperties(o, ds); };
   Reflect.defineProperty = function (o, k, d) { noGlobal(o, 'Reflect.defineProperty'); return reflectDefine(o, k, d); };
+  // A Proxy of the global object would pass the checks above (it is not G) and forward a non-configurable
+  // definition to G: a global no cleanup can delete, readable by every later render. No proxy may wrap G.
+  var RealProxy = Proxy;
+  function GuardedProxy(target, handler) {
+    if (new.target === undefined) throw new TypeError('Constructor Proxy requires \'new\'');
+    if (target === G) throw new TypeError('Proxy: templates may not wrap the global object');
+    return new RealProxy(target, handler);
+  }
+  GuardedProxy.revocable = function revocable(target, handler) {
+    if (target === G) throw new TypeError('Proxy.revocable: templates may not wrap the global object');
+    return RealProxy.revocable(target, handler);
+  };
+  defineProperty(G, 'Proxy', { value: GuardedProxy, writable: true, enumerable: false, configurable: true });
 
   // Lockdown: freeze every intrinsic reachable from the global object so templates cannot leave state
   // behind for the next render (determinism) or change the helpers.
@@ -381,7 +396,7 @@ export const PRELUDE = String.raw`
     // Globals a template created are removed after every render (runJob), and again after every batch.
     cleanup: removeGlobals,
     // factory: the compiled template's outer function; it binds helpers and built-ins once, here.
-    define: function (key, file, factory) { if (!defs.has(key)) defs.set(key, { fn: factory(templateScope), rethrow: makeRethrow(file) }); },
+    define: function (key, file, factory) { if (!defs.has(key)) defs.set(key, { fn: factory(templateScope), rethrow: makeRethrow(file), file: file }); },
     has: function (key) { return defs.has(key); },
     setInput: function (json) { running = false; input = String(json); },
     current: function () { return current.job + '\n' + current.file; },

@@ -83,7 +83,14 @@ interface Inflight {
 
 interface Live {
   child: ChildProcess;
-  known: Set<string>;
+  /**
+   * Compiled templates this process has, by key, with the number they go by on the wire: a render names its
+   * template by that number instead of its key (a content id and a path, ~100 characters, for every render
+   * and include table of every job: a third of what a batch sent).
+   */
+  ids: Map<string, number>;
+  /** Include tables (template name -> number) already translated, by the job's table. */
+  tables: WeakMap<Record<string, string>, Record<string, number>>;
   /** Up to two batches in flight, so host work on one overlaps sandbox work on the next. */
   inflight: Map<number, Inflight>;
   /** The end of the sandbox's stderr: V8 prints "heap out of memory" there before aborting. */
@@ -194,7 +201,7 @@ export class Renderer {
       stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    const live: Live = { child, known: new Set(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
+    const live: Live = { child, ids: new Map(), tables: new WeakMap(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
     // The setup data goes through stdin, read synchronously by the sandbox before anything else.
     child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH, yamlSource: sandboxYamlSource() }));
     child.stderr?.setEncoding('utf8');
@@ -259,20 +266,32 @@ export class Renderer {
   private send(batch: Pending[]): void {
     const live = (this.live ??= this.spawn());
     const id = this.nextId++;
-    const defines: CompiledTemplate[] = [];
+    const defines: { key: number; file: string; src: string }[] = [];
     for (const p of batch) {
       for (const d of p.job.defines) {
-        if (!live.known.has(d.key)) {
-          live.known.add(d.key);
-          defines.push(d);
+        if (!live.ids.has(d.key)) {
+          const n = live.ids.size + 1;
+          live.ids.set(d.key, n);
+          defines.push({ key: n, file: d.file, src: d.src });
         }
       }
     }
-    const input = JSON.stringify(batch.map((p) => ({ base: p.job.base, renders: p.job.renders, partials: p.job.partials })));
+    const input = JSON.stringify(batch.map((p) => ({ base: p.job.base, renders: p.job.renders.map((r) => ({ key: live.ids.get(r.key) ?? 0, plan: r.plan })), partials: this.table(live, p.job.partials) })));
     live.inflight.set(id, { id, batch });
     this.idle(live, false);
     this.arm(live);
     live.child.send({ id, defines, input, timeoutMs: this.timeoutMs });
+  }
+
+  /** A job's include table with template numbers of this process (translated once per table and process). */
+  private table(live: Live, partials: Record<string, string>): Record<string, number> {
+    let t = live.tables.get(partials);
+    if (t === undefined) {
+      t = {};
+      for (const name of Object.keys(partials)) t[name] = live.ids.get(partials[name]!) ?? 0;
+      live.tables.set(partials, t);
+    }
+    return t;
   }
 
   private onReply(live: Live, reply: WorkerReply): void {
