@@ -17,7 +17,9 @@ import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
-import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
+import type { InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
+import { readStatusFiles } from './status-load.js';
+import type { InstanceOwnership, OwnershipSnapshot } from './ownership.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { clusterValuesVersion } from '../secrets/values-from.js';
 import { valuesDigest } from './scan.js';
@@ -77,6 +79,8 @@ export interface AgentOptions {
   clientFor?: (key: InstanceKey) => KubeClient;
   /** Age keys and the cluster for an instance's encrypted values and valuesFrom. */
   valuesFor?: (key: InstanceKey) => ValuesContext;
+  /** The instances this agent may act on (a shard member's share, src/shards/); every instance when absent. */
+  ownership?: InstanceOwnership;
 }
 
 /** One instance's outcome, for listeners such as notifications. */
@@ -158,6 +162,8 @@ export class Agent {
   private readonly retryNowFor = new Set<string>();
   /** Whether some instance takes values from the cluster (then no poll may skip looking). */
   private clusterValues = false;
+  /** The ownership version the last pass decided with (a new one: look at every instance again). */
+  private ownershipVersion: number | undefined;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -214,6 +220,11 @@ export class Agent {
    */
   async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
+    // Taken before the fetch: an instance handed over after it is left to the next pass, which fetches
+    // the status the previous owner pushed before letting go.
+    const owned = this.options.ownership?.snapshot();
+    const ownershipChanged = owned !== undefined && owned.version !== this.ownershipVersion;
+    if (ownershipChanged) this.lastCommit = undefined;
     const commit = await mirror.fetch(branch);
     const refusalReports = await this.noteCommitRefusal(commit);
     if (commit === undefined) {
@@ -231,8 +242,11 @@ export class Agent {
     // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
-    await this.loadStatuses();
-    const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    await this.loadStatuses(owned);
+    if (ownershipChanged) await this.loadHandedOver(owned);
+    const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    // A shard member looks only at the instances it may act on now.
+    const desired = owned === undefined ? scanned : new Map([...scanned].filter(([key]) => owned.mayAct(key)));
     await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
@@ -243,7 +257,7 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
-      if (this.refused?.keys.has(key) === true || desired.has(key)) continue;
+      if (this.refused?.keys.has(key) === true || desired.has(key) || scanned.has(key) || owned?.mayAct(key) === false) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
         jobs.push(this.forget(previous));
@@ -262,8 +276,9 @@ export class Agent {
       }
     };
     if (options.wait === false) {
+      if (owned !== undefined) this.ownershipVersion = owned.version;
       void Promise.all(jobs).then(async (reports) => {
-        if (this.settled(reports, desired)) this.lastCommit = commit;
+        if (this.settled(reports, desired) && this.options.ownership?.version === owned?.version) this.lastCommit = commit;
         await driftAfter();
       });
       return { commit, reports: refusalReports };
@@ -272,6 +287,7 @@ export class Agent {
     const repairs = await driftAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
+    if (owned !== undefined) this.ownershipVersion = owned.version;
     return { commit, reports: [...refusalReports, ...reports, ...repairs] };
   }
 
@@ -345,6 +361,7 @@ export class Agent {
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
     for (const id of keys) {
+      if (this.options.ownership?.mayAct(id) === false) continue;
       // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
       if (this.workers.has(id)) continue;
       const previous = this.statuses.get(id);
@@ -379,7 +396,7 @@ export class Agent {
    * known (a restart with a refused tip), against what each instance's status says was last acted on.
    */
   private async instancesChangedBy(refused: string, verified: string | undefined): Promise<NonNullable<Agent['refused']>> {
-    await this.loadStatuses();
+    await this.loadStatuses(this.options.ownership?.snapshot());
     const refusedDesired = await scanDesired(await this.store.at(refused), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
     const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
@@ -593,6 +610,7 @@ export class Agent {
   private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
+    if (this.options.ownership?.mayAct(id) === false) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
     const running = this.workers.get(id);
     if (supersede) running?.abort.abort();
     const abort = new AbortController();
@@ -602,6 +620,7 @@ export class Agent {
         // Superseded (or the agent stopping) while it waited for a worker slot: nothing was started, so
         // nothing needs recording; the newer desired state (or the next agent) takes it from here.
         if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
+        if (this.options.ownership?.mayAct(id) === false) return { instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } };
         try {
           const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
@@ -628,26 +647,41 @@ export class Agent {
     return report;
   }
 
-  /** The status files the agent wrote before (possibly another agent, before a restart). */
-  private async loadStatuses(): Promise<void> {
+  /** The status files the agent wrote before (possibly another agent, before a restart); a shard member's share only. */
+  private async loadStatuses(owned: OwnershipSnapshot | undefined): Promise<void> {
     if (this.statusesLoaded) return;
     this.statusesLoaded = true;
     const ref = trackingRef(this.options.statusBranch ?? this.options.branch);
     const pending = await this.options.mirror.revParse(this.writer.pendingRef);
     const tip = pending ?? (await this.options.mirror.revParse(ref));
     if (tip === undefined) return;
-    const tree = await this.store.at(tip);
-    for (const ns of await tree.list('status')) {
-      if (ns.type !== 'dir') continue;
-      for (const f of await tree.list(`status/${ns.name}`)) {
-        const path = `status/${ns.name}/${f.name}`;
-        try {
-          const status = parseStatus((await tree.readText(path)) ?? '', path);
-          this.statuses.set(keyString(status.instance), status);
-        } catch (err) {
-          this.log('warn', `ignoring ${path}: ${errorMessage(err)}`);
-        }
-      }
-    }
+    const want = owned === undefined ? () => true : (id: string): boolean => owned.claims(id);
+    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+  }
+
+  /**
+   * Instances handed to this shard member since it last looked: their status is what their previous
+   * owner pushed (it pushes before letting go), read from the branch just fetched. The ones it held
+   * all along keep the record it wrote (perhaps still queued).
+   */
+  private async loadHandedOver(owned: OwnershipSnapshot): Promise<void> {
+    const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
+    if (tip === undefined) return;
+    const want = (id: string): boolean => owned.claims(id) && !this.statuses.has(id);
+    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+  }
+
+  /**
+   * A shard member lets go of the instances `keep` no longer accepts: their running steps end (the plans
+   * are superseded there and resume on the new owner from the checkpoint), their status is pushed and
+   * forgotten here. Throws when the push fails: the instances must not change hands with status unpushed.
+   */
+  async release(keep: (id: string) => boolean): Promise<void> {
+    const leaving = [...this.workers].filter(([id]) => !keep(id));
+    for (const [, w] of leaving) w.abort.abort();
+    await Promise.all(leaving.map(([, w]) => w.done));
+    await this.writer.flush();
+    for (const id of [...this.statuses.keys()]) if (!keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
+    for (const slot of [...this.slotsStarted]) if (!keep(slot.slice(0, slot.lastIndexOf('@')))) this.slotsStarted.delete(slot);
   }
 }

@@ -20,6 +20,7 @@ import { AgentMetrics } from './metrics.js';
 import { DriftKeeper } from '../drift/index.js';
 import { teamSetup } from './team.js';
 import { LeaseFence, fencedClient, fencedClients } from '../fencing/index.js';
+import { runAsShardMember, shardMemberFor, termlessFence } from '../shards/run-member.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -51,7 +52,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
   // With leader election every cluster write and every status push is fenced by the lease.
-  const fence = settings.leaderElection ? new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }) : undefined;
+  // A shard member (docs/scale-out.md) is fenced by its own member lease instead.
+  const member = settings.shardSet !== undefined ? shardMemberFor({ ...settings, shardSet: settings.shardSet }, client, io.log) : undefined;
+  const fence = member?.fence ?? (settings.leaderElection ? new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }) : undefined);
   const acting = fence ? fencedClient(client, fence) : client;
   const checkpoints = new ConfigMapCheckpointStore(acting);
   const hooks = defaultHooks();
@@ -69,7 +72,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     ...(settings.events ? { kubeEvents: new KubeEventRecorder(acting, { log: (level, message) => io.log(level, message) }) } : {}),
     ...team.agentOptions,
     // A tenant's impersonating client is fenced like the agent's own.
-    ...(fence ? { fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
+    ...(fence ? { fence: member ? termlessFence(fence) : fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
+    ...(member ? { ownership: member } : {}),
   });
   const wake = new Wake();
   // A push event makes the agent poll at once and check every instance for drift (on demand).
@@ -107,6 +111,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   };
   try {
     if (server && settings.listen) io.log('info', `listening on ${await server.listen(settings.listen)}`);
+    if (member) return await runAsShardMember(member, agent, mirror, settings.statusBranch ?? settings.branch, () => wake.now(), io.log, async (s) => { try { return await loop(s); } finally { await stopAgent(); } }, signal);
     if (!settings.leaderElection) return await loop(signal);
     // Only the lease holder acts; it stops (running steps superseded) before releasing the lease.
     let code = 0;
