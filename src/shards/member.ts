@@ -19,7 +19,7 @@ import { defaultIdentity, realClock, type LeaderClock } from '../sync/leader.js'
 import type { InstanceOwnership, OwnershipSnapshot } from '../sync/ownership.js';
 import { ShardError } from './errors.js';
 import { MemberLease, SHARD_SET_LABEL } from './member-lease.js';
-import { MembershipObserver, joinedBefore, type Member } from './membership.js';
+import { MembershipObserver, type Member } from './membership.js';
 import { Assignment } from './rendezvous.js';
 
 export type ShardLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -231,16 +231,18 @@ export class ShardMember implements InstanceOwnership {
     return members;
   }
 
-  /** A member with another configuration: the later one refuses to take part; the earlier ones ignore it. */
+  /**
+   * A member with another configuration: a member that is joining refuses to take part when one is
+   * live; a member already acting ignores it (logged once), so a misconfigured replica never takes
+   * instances from a working shard set.
+   */
   private checkConfig(members: readonly Member[]): void {
-    const me = members.find((m) => m.leaseName === this.lease.name) ?? { created: this.lease.creationTimestamp, leaseName: this.lease.name };
     for (const m of members) {
       if (!m.live || m.configHash === this.configHash || m.leaseName === this.lease.name) continue;
-      const mine = this.lease;
-      if (joinedBefore(m, me)) {
+      if (this.adopted === undefined) {
         throw new ShardError('SHARD_CONFIG_MISMATCH',
           `shard set ${this.options.shardSet}: member ${m.id} (lease ${this.options.namespace}/${m.leaseName}, ${m.identity}) runs with ${m.configText} (config hash ${m.configHash}); this agent has ${configTextOf(this.options.config)} (config hash ${this.configHash}). Every member of a shard set must watch the same repository and branches: refusing to join`,
-          { shardSet: this.options.shardSet, member: m.id, theirs: m.configHash, mine: this.configHash, lease: mine.name });
+          { shardSet: this.options.shardSet, member: m.id, theirs: m.configHash, mine: this.configHash, lease: this.lease.name });
       }
       if (!this.warnedForeign.has(m.leaseName)) {
         this.warnedForeign.add(m.leaseName);

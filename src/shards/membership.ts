@@ -15,8 +15,6 @@ export interface Member {
   configText: string;
   /** The member set it acts under (published in its lease); undefined until it published one. */
   view: string[] | undefined;
-  /** Server time (one clock for every member): orders members for the config-mismatch rule. */
-  created: string;
   live: boolean;
   /** Local milliseconds since its record last changed. */
   quietMs: number;
@@ -48,7 +46,7 @@ export class MembershipObserver {
         id: annotations[MEMBER_ID_ANNOTATION] ?? name, leaseName: name, identity: holder,
         configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
         view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
-        created: lease.metadata.creationTimestamp ?? '', live: holder !== '' && now - at < durationMs, quietMs: now - at, resourceVersion: rv,
+        live: holder !== '' && now - at < durationMs, quietMs: now - at, resourceVersion: rv,
       });
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
@@ -56,8 +54,3 @@ export class MembershipObserver {
   }
 }
 
-/** Whether `a` joined the shard set before `b` (server creation times, then names): the earlier member's config wins. */
-export function joinedBefore(a: Pick<Member, 'created' | 'leaseName'>, b: Pick<Member, 'created' | 'leaseName'>): boolean {
-  if (a.created !== b.created) return a.created < b.created;
-  return a.leaseName < b.leaseName;
-}
