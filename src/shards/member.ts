@@ -214,11 +214,15 @@ export class ShardMember implements InstanceOwnership {
       await this.clock.sleep(this.options.retryPeriodMs, signal);
       if (signal.aborted) return;
       if (this.fence.isLost) return;
+      const started = this.monotonic();
       try {
         await this.lease.renew();
       } catch (err) {
         this.log('warn', `member lease renewal failed: ${errorMessage(err)}`);
       }
+      // A slow API server eats into the renew deadline: say so before the fence is lost over it.
+      const took = this.monotonic() - started;
+      if (took > this.options.renewDeadlineMs / 2) this.log('warn', `member lease renewal took ${Math.round(took)} ms (renew deadline ${this.options.renewDeadlineMs} ms)`);
       // The fence expires on its own when no renewal succeeded within the renew deadline.
       if (this.fence.isLost) return;
     }

@@ -678,9 +678,11 @@ export class Agent {
    */
   async release(keep: (id: string) => boolean): Promise<void> {
     const leaving = [...this.workers].filter(([id]) => !keep(id));
+    if (leaving.length > 0) this.log('info', `letting go of ${leaving.length} instances with work running: ${leaving.map(([id]) => id).join(', ')}`);
     for (const [, w] of leaving) w.abort.abort();
     await Promise.all(leaving.map(([, w]) => w.done));
     await this.writer.flush();
+    if (leaving.length > 0) this.log('info', `let go of ${leaving.length} instances`);
     for (const id of [...this.statuses.keys()]) if (!keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
     for (const slot of [...this.slotsStarted]) if (!keep(slot.slice(0, slot.lastIndexOf('@')))) this.slotsStarted.delete(slot);
   }
