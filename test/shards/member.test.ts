@@ -73,8 +73,8 @@ describe('shard members on the simulated cluster', () => {
   it('GIVEN a member whose wall clock is an hour behind THEN the others keep it live (renewals are observed, not compared across clocks)', async () => {
     const name = `s${++set}`;
     const a = member(name, 'a');
-    const skewed = member(name, 'skewed', { clock: { now: () => Date.now() - 3_600_000, sleep: realClock.sleep } });
-    const ahead = member(name, 'ahead', { clock: { now: () => Date.now() + 3_600_000, sleep: realClock.sleep } });
+    const skewed = member(name, 'skewed', { clock: { now: () => Date.now() - 3_600_000, sleep: (ms, signal) => realClock.sleep(ms, signal) } });
+    const ahead = member(name, 'ahead', { clock: { now: () => Date.now() + 3_600_000, sleep: (ms, signal) => realClock.sleep(ms, signal) } });
     for (const m of [a, skewed, ahead]) void start(m);
     await until(() => a.members.length === 3 && share(skewed).length > 0 && share(ahead).length > 0, 10_000, 'skewed members sharing');
     // Three lease durations later (waited on a's own clock), the skewed members still hold their shares.
