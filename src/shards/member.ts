@@ -135,6 +135,16 @@ export class ShardMember implements InstanceOwnership {
   async join(): Promise<void> {
     await this.lease.renew();
     this.log('info', `joined shard set ${this.options.shardSet} as member ${this.id}`, { member: this.id, lease: this.lease.name });
+    // A member of another configuration may be running, or may have crashed and not yet expired: watch
+    // it (renewing meanwhile) until it renews (refuse) or expires (go on).
+    for (;;) {
+      const foreign = (await this.list()).filter((m) => m.live && m.configHash !== this.configHash && m.leaseName !== this.lease.name);
+      const running = foreign.find((m) => m.renewing);
+      if (running) throw this.mismatch(running);
+      if (foreign.length === 0) break;
+      await this.clock.sleep(this.options.retryPeriodMs);
+      await this.lease.renew();
+    }
     await this.tick();
   }
 
@@ -236,23 +246,28 @@ export class ShardMember implements InstanceOwnership {
   }
 
   /**
-   * A member with another configuration: a member that is joining refuses to take part when one is
-   * live; a member already acting ignores it (logged once), so a misconfigured replica never takes
-   * instances from a working shard set.
+   * A member with another configuration, renewing its lease: a member that is joining refuses to take
+   * part (see join); a member already acting ignores it (logged once), so a misconfigured replica
+   * never takes instances from a working shard set.
    */
   private checkConfig(members: readonly Member[]): void {
     for (const m of members) {
       if (!m.live || m.configHash === this.configHash || m.leaseName === this.lease.name) continue;
       if (this.adopted === undefined) {
-        throw new ShardError('SHARD_CONFIG_MISMATCH',
-          `shard set ${this.options.shardSet}: member ${m.id} (lease ${this.options.namespace}/${m.leaseName}, ${m.identity}) runs with ${m.configText} (config hash ${m.configHash}); this agent has ${configTextOf(this.options.config)} (config hash ${this.configHash}). Every member of a shard set must watch the same repository and branches: refusing to join`,
-          { shardSet: this.options.shardSet, member: m.id, theirs: m.configHash, mine: this.configHash, lease: this.lease.name });
+        if (m.renewing) throw this.mismatch(m);
+        continue;
       }
       if (!this.warnedForeign.has(m.leaseName)) {
         this.warnedForeign.add(m.leaseName);
         this.log('error', `shard set ${this.options.shardSet}: ignoring member ${m.id} (${m.identity}): it runs with ${m.configText} (config hash ${m.configHash}), not this set's ${configTextOf(this.options.config)}; it should refuse to join`, { member: m.id });
       }
     }
+  }
+
+  private mismatch(m: Member): ShardError {
+    return new ShardError('SHARD_CONFIG_MISMATCH',
+      `shard set ${this.options.shardSet}: member ${m.id} (lease ${this.options.namespace}/${m.leaseName}, ${m.identity}) runs with ${m.configText} (config hash ${m.configHash}); this agent has ${configTextOf(this.options.config)} (config hash ${this.configHash}). Every member of a shard set must watch the same repository and branches: refusing to join`,
+      { shardSet: this.options.shardSet, member: m.id, theirs: m.configHash, mine: this.configHash, lease: this.lease.name });
   }
 
   private viewOf(members: readonly Member[]): Assignment {

@@ -18,12 +18,14 @@ export interface Member {
   live: boolean;
   /** Local milliseconds since its record last changed. */
   quietMs: number;
+  /** Its record changed while this member watched (it is renewing, not merely not yet expired). */
+  renewing: boolean;
   resourceVersion: string;
 }
 
 export class MembershipObserver {
   /** Per lease name: the record last seen and when it was first seen (local monotonic ms). */
-  private readonly seen = new Map<string, { rv: string; at: number }>();
+  private readonly seen = new Map<string, { rv: string; at: number; changed: boolean }>();
 
   constructor(private readonly defaultDurationMs: number) {}
 
@@ -35,8 +37,9 @@ export class MembershipObserver {
       names.add(name);
       const rv = lease.metadata.resourceVersion ?? '';
       const prior = this.seen.get(name);
-      if (prior?.rv !== rv) this.seen.set(name, { rv, at: now });
+      if (prior?.rv !== rv) this.seen.set(name, { rv, at: now, changed: prior !== undefined });
       const at = this.seen.get(name)?.at ?? now;
+      const renewing = this.seen.get(name)?.changed === true;
       const spec = isRecord(lease.spec) ? lease.spec : {};
       const annotations = lease.metadata.annotations ?? {};
       const holder = typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
@@ -46,7 +49,7 @@ export class MembershipObserver {
         id: annotations[MEMBER_ID_ANNOTATION] ?? name, leaseName: name, identity: holder,
         configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
         view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
-        live: holder !== '' && now - at < durationMs, quietMs: now - at, resourceVersion: rv,
+        live: holder !== '' && now - at < durationMs, quietMs: now - at, renewing: renewing && holder !== '' && now - at < durationMs, resourceVersion: rv,
       });
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
