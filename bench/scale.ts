@@ -118,16 +118,21 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())) });
     }
 
-    const completed = (): Set<string> => new Set(git(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly)%x09%(trailers:key=Baton-Event,valueonly)', 'main')
+    const completed = (): Set<string> => new Set(git(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main')
       .split('\n').filter((l) => l.endsWith('\tplan-complete')).map((l) => l.split('\t')[0] ?? ''));
     let killedAt: number | undefined;
     let takeoverMs: number | undefined;
     let snapshot = new Map<string, Set<string>>();
     const victim = agents[0];
     const deadline = Date.now() + 60 * 60_000;
+    let reported = 0;
     for (;;) {
       const done = completed().size;
       if (done >= n) break;
+      if (Date.now() - reported > 15_000) {
+        reported = Date.now();
+        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running: ${agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null).map((a) => a.name).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
+      }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
       if (kill && killedAt === undefined && done >= n / 2 && victim) {
         victim.child.kill('SIGKILL');
@@ -146,6 +151,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       await sleep(1000);
     }
     const allCompleteMs = Date.now() - started;
+    // An agent that exited on its own (a lost lease on an overloaded machine...) is reported, with its last words.
+    const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
+    for (const a of exitedEarly) process.stderr.write(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}):\n${a.logs.slice(-8).join('\n')}\n`);
 
     // Completed steps applied again after the kill (a step in flight at the kill may rightly run again).
     let rerunSteps = 0;
@@ -196,6 +204,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     return {
       instances: n,
       agents: agentCount,
+      agentsExitedOnTheirOwn: exitedEarly.map((a) => a.name),
       concurrency,
       allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
       peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),

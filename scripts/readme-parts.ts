@@ -13,6 +13,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'agent-leader-and-signatures.md', demote: true },
   { file: 'drift.md', demote: true },
   { file: 'deploy.md', demote: true },
+  { file: 'scale-out.md', demote: true },
   { file: 'secrets.md', demote: true },
   { file: 'team.md', demote: true },
   { file: 'preview.md', demote: false },
