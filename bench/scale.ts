@@ -11,7 +11,8 @@
  * (from the checkpoints read right after the kill). Then an idle poll of the repository by an agent
  * vs a bare `git fetch` of it, alternating (medians). Kubernetes Events are off in the agents.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +31,8 @@ const ROOT = join(import.meta.dirname, '..');
 const API = 'apiVersion: baton.dev/v1alpha1';
 const git = (env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 }).trim();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** While agents run: asynchronous, so the recording proxies in this process never wait on git. */
+const gitAsync = async (env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): Promise<string> => (await promisify(execFile)('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 })).stdout.trim();
 
 /** A ConfigMap step, then a Deployment step (0 replicas: the simulated controller makes it ready at once). */
 function smallFramework(): Record<string, string> {
@@ -50,7 +53,16 @@ function smallFramework(): Record<string, string> {
   };
 }
 
-interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; exited: Promise<void> }
+interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
+
+/** The agent's child processes (its template sandbox) by /proc's children lists. */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+  } catch {
+    return [];
+  }
+}
 
 function rssKiB(pid: number | undefined): number {
   try {
@@ -79,7 +91,12 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const client = await createKubeClient({ url });
   const proxies: RecordingProxy[] = [];
   const agents: AgentProc[] = [];
-  const sampler = setInterval(() => { for (const a of agents) a.peakKiB = Math.max(a.peakKiB, rssKiB(a.child.pid)); }, 500);
+  const sampler = setInterval(() => {
+    for (const a of agents) {
+      a.peakKiB = Math.max(a.peakKiB, rssKiB(a.child.pid));
+      a.childrenPeakKiB = Math.max(a.childrenPeakKiB, childPids(a.child.pid).reduce((sum, p) => sum + rssKiB(p), 0));
+    }
+  }, 500);
   const renderer = new Renderer();
   try {
     const origin = join(dir, 'origin.git');
@@ -115,10 +132,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
           try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
         }
       });
-      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())) });
+      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())) });
     }
 
-    const completed = (): Set<string> => new Set(git(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main')
+    const completed = async (): Promise<Set<string>> => new Set((await gitAsync(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'))
       .split('\n').filter((l) => l.endsWith('\tplan-complete')).map((l) => l.split('\t')[0] ?? ''));
     let killedAt: number | undefined;
     let takeoverMs: number | undefined;
@@ -127,7 +144,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const deadline = Date.now() + 60 * 60_000;
     let reported = 0;
     for (;;) {
-      const done = completed().size;
+      const done = (await completed()).size;
       if (done >= n) break;
       if (Date.now() - reported > 15_000) {
         reported = Date.now();
@@ -148,7 +165,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
           takeoverMs = Math.max(...views.map((v) => Number(v?.split(' ')[0] ?? 0))) - killedAt;
         }
       }
-      await sleep(1000);
+      await sleep(2000);
     }
     const allCompleteMs = Date.now() - started;
     // An agent that exited on its own (a lost lease on an overloaded machine...) is reported, with its last words.
@@ -208,6 +225,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       concurrency,
       allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
       peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),
+      peakRssMiBSandboxPerAgent: agents.map((a) => Math.round(a.childrenPeakKiB / 1024)),
       lostStatusCommits: lost,
       historyDefects: history.defects.length,
       statusAuthors: statusAuthors.size,

@@ -220,11 +220,7 @@ export class Agent {
    */
   async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
-    // Taken before the fetch: an instance handed over after it is left to the next pass, which fetches
-    // the status the previous owner pushed before letting go.
-    const owned = this.options.ownership?.snapshot();
-    const ownershipChanged = owned !== undefined && owned.version !== this.ownershipVersion;
-    if (ownershipChanged) this.lastCommit = undefined;
+    const owned = this.noteOwnership();
     const commit = await mirror.fetch(branch);
     const refusalReports = await this.noteCommitRefusal(commit);
     if (commit === undefined) {
@@ -242,11 +238,11 @@ export class Agent {
     // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
-    await this.loadStatuses(owned);
-    if (ownershipChanged) await this.loadHandedOver(owned);
+    await this.loadStatuses(owned?.snapshot);
+    if (owned?.changed === true) await this.loadHandedOver(owned.snapshot);
     const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
     // A shard member looks only at the instances it may act on now.
-    const desired = owned === undefined ? scanned : new Map([...scanned].filter(([key]) => owned.mayAct(key)));
+    const desired = owned === undefined ? scanned : new Map([...scanned].filter(([key]) => owned.snapshot.mayAct(key)));
     await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
@@ -257,7 +253,7 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
-      if (this.refused?.keys.has(key) === true || desired.has(key) || scanned.has(key) || owned?.mayAct(key) === false) continue;
+      if (this.refused?.keys.has(key) === true || scanned.has(key) || owned?.snapshot.mayAct(key) === false) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
         jobs.push(this.forget(previous));
@@ -276,9 +272,9 @@ export class Agent {
       }
     };
     if (options.wait === false) {
-      if (owned !== undefined) this.ownershipVersion = owned.version;
+      this.ownershipVersion = owned?.snapshot.version;
       void Promise.all(jobs).then(async (reports) => {
-        if (this.settled(reports, desired) && this.options.ownership?.version === owned?.version) this.lastCommit = commit;
+        if (this.settled(reports, desired) && this.options.ownership?.version === owned?.snapshot.version) this.lastCommit = commit;
         await driftAfter();
       });
       return { commit, reports: refusalReports };
@@ -287,7 +283,7 @@ export class Agent {
     const repairs = await driftAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
-    if (owned !== undefined) this.ownershipVersion = owned.version;
+    this.ownershipVersion = owned?.snapshot.version;
     return { commit, reports: [...refusalReports, ...reports, ...repairs] };
   }
 
@@ -360,8 +356,7 @@ export class Agent {
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
-    for (const id of keys) {
-      if (this.options.ownership?.mayAct(id) === false) continue;
+    for (const id of [...keys].filter((k) => this.mayAct(k))) {
       // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
       if (this.workers.has(id)) continue;
       const previous = this.statuses.get(id);
@@ -610,7 +605,7 @@ export class Agent {
   private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
-    if (this.options.ownership?.mayAct(id) === false) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
+    if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
     const running = this.workers.get(id);
     if (supersede) running?.abort.abort();
     const abort = new AbortController();
@@ -620,7 +615,7 @@ export class Agent {
         // Superseded (or the agent stopping) while it waited for a worker slot: nothing was started, so
         // nothing needs recording; the newer desired state (or the next agent) takes it from here.
         if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
-        if (this.options.ownership?.mayAct(id) === false) return { instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } };
+        if (!this.mayAct(id)) return { instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } };
         try {
           const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
@@ -645,6 +640,24 @@ export class Agent {
     this.workers.set(id, { abort, done, fingerprint });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
+  }
+
+  /** Whether this agent may start work on the instance now (always, unless it is a shard member). */
+  private mayAct(id: string): boolean {
+    return this.options.ownership?.mayAct(id) !== false;
+  }
+
+  /**
+   * The shard member's ownership for this pass, taken before the fetch (an instance handed over after
+   * it is left to the next pass, which fetches the status its previous owner pushed before letting
+   * go); a changed one makes the pass look at every instance.
+   */
+  private noteOwnership(): { snapshot: OwnershipSnapshot; changed: boolean } | undefined {
+    const snapshot = this.options.ownership?.snapshot();
+    if (snapshot === undefined) return undefined;
+    const changed = snapshot.version !== this.ownershipVersion;
+    if (changed) this.lastCommit = undefined;
+    return { snapshot, changed };
   }
 
   /** The status files the agent wrote before (possibly another agent, before a restart); a shard member's share only. */
