@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--no-kill]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -78,6 +78,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const agentCount = numberArg(args, 'agents', 4);
   const concurrency = numberArg(args, 'concurrency', 16);
   const kill = !args.includes('--no-kill');
+  // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
+  // times its cores, a starved agent misses short deadlines and (rightly) stops.
+  const leaseSeconds = numberArg(args, 'lease', 15);
+  const leaseFlags = ['--lease-duration', `${leaseSeconds}s`, '--renew-deadline', `${Math.round((leaseSeconds * 2000) / 3)}ms`, '--lease-retry', '2s'];
   const cli = join(ROOT, 'bin', 'baton.js');
   if (!existsSync(join(ROOT, 'dist', 'cli', 'run.js'))) throw new Error('run `npm run build` first: the agents run the built CLI (bin/baton.js)');
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-scale-'));
@@ -120,7 +124,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       proxies.push(proxy);
       const kubeconfig = proxy.kubeconfig(join(dir, `kubeconfig-${i}`));
       const child = spawn(process.execPath, [cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
-        '--shard-set', 'bench', '--concurrency', String(concurrency), '--lease-duration', '10s', '--renew-deadline', '7s', '--lease-retry', '1s'],
+        '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
       { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com` }, stdio: ['ignore', 'ignore', 'pipe'] });
       const logs: string[] = [];
       let rest = '';
@@ -146,6 +150,13 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     for (;;) {
       const done = (await completed()).size;
       if (done >= n) break;
+      for (const a of agents) {
+        if (a === victim && killedAt !== undefined) continue;
+        if ((a.child.exitCode !== null || a.child.signalCode !== null) && !a.logs.includes('(reported)')) {
+          process.stderr.write(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}):\n${a.logs.slice(-6).join('\n')}\n`);
+          a.logs.push('(reported)');
+        }
+      }
       if (Date.now() - reported > 15_000) {
         reported = Date.now();
         process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running: ${agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null).map((a) => a.name).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
@@ -168,9 +179,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       await sleep(2000);
     }
     const allCompleteMs = Date.now() - started;
-    // An agent that exited on its own (a lost lease on an overloaded machine...) is reported, with its last words.
+    // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
-    for (const a of exitedEarly) process.stderr.write(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}):\n${a.logs.slice(-8).join('\n')}\n`);
 
     // Completed steps applied again after the kill (a step in flight at the kill may rightly run again).
     let rerunSteps = 0;
@@ -230,7 +240,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       historyDefects: history.defects.length,
       statusAuthors: statusAuthors.size,
       takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
-      leaseDurationSeconds: 10,
+      leaseDurationSeconds: leaseSeconds,
       rerunSteps,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),

@@ -121,6 +121,13 @@ export interface PassReport {
 /** An instance whose run broke off (not a plan result): look at it again on the next poll. */
 const retryable = (r: InstanceReport): boolean => r.outcome.kind === 'error';
 
+/** A shard member looks only at the instances it may act on now; one agent alone at every instance. */
+function mine<T>(instances: Map<string, T>, owned: OwnershipSnapshot | undefined): Map<string, T> {
+  return owned === undefined ? instances : new Map([...instances].filter(([key]) => owned.mayAct(key)));
+}
+
+const actsOn = (owned: OwnershipSnapshot | undefined, key: string): boolean => owned === undefined || owned.mayAct(key);
+
 /** States after which a plan still has work to do (resume it even if nothing changed). */
 const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
 
@@ -221,6 +228,7 @@ export class Agent {
   async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
     const owned = this.noteOwnership();
+    const version = owned?.snapshot.version;
     const commit = await mirror.fetch(branch);
     const refusalReports = await this.noteCommitRefusal(commit);
     if (commit === undefined) {
@@ -238,11 +246,9 @@ export class Agent {
     // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
-    await this.loadStatuses(owned?.snapshot);
-    if (owned?.changed === true) await this.loadHandedOver(owned.snapshot);
+    await this.loadOwnedStatuses(owned);
     const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
-    // A shard member looks only at the instances it may act on now.
-    const desired = owned === undefined ? scanned : new Map([...scanned].filter(([key]) => owned.snapshot.mayAct(key)));
+    const desired = mine(scanned, owned?.snapshot);
     await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
@@ -253,7 +259,7 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
-      if (this.refused?.keys.has(key) === true || scanned.has(key) || owned?.snapshot.mayAct(key) === false) continue;
+      if (this.refused?.keys.has(key) === true || scanned.has(key) || !actsOn(owned?.snapshot, key)) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
         jobs.push(this.forget(previous));
@@ -272,9 +278,9 @@ export class Agent {
       }
     };
     if (options.wait === false) {
-      this.ownershipVersion = owned?.snapshot.version;
+      this.ownershipVersion = version;
       void Promise.all(jobs).then(async (reports) => {
-        if (this.settled(reports, desired) && this.options.ownership?.version === owned?.snapshot.version) this.lastCommit = commit;
+        if (this.settled(reports, desired) && this.options.ownership?.version === version) this.lastCommit = commit;
         await driftAfter();
       });
       return { commit, reports: refusalReports };
@@ -283,7 +289,7 @@ export class Agent {
     const repairs = await driftAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
-    this.ownershipVersion = owned?.snapshot.version;
+    this.ownershipVersion = version;
     return { commit, reports: [...refusalReports, ...reports, ...repairs] };
   }
 
@@ -658,6 +664,12 @@ export class Agent {
     const changed = snapshot.version !== this.ownershipVersion;
     if (changed) this.lastCommit = undefined;
     return { snapshot, changed };
+  }
+
+  /** The statuses a shard member's pass decides with: its share, with the instances handed to it read from the branch. */
+  private async loadOwnedStatuses(owned: { snapshot: OwnershipSnapshot; changed: boolean } | undefined): Promise<void> {
+    await this.loadStatuses(owned?.snapshot);
+    if (owned?.changed === true) await this.loadHandedOver(owned.snapshot);
   }
 
   /** The status files the agent wrote before (possibly another agent, before a restart); a shard member's share only. */
