@@ -145,6 +145,14 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     let takeoverMs: number | undefined;
     let snapshot = new Map<string, Set<string>>();
     const victim = agents[0];
+    /** Kill until every survivor acts under a member set without the killed member (from their logs). */
+    const takeover = (): number | undefined => {
+      if (killedAt === undefined) return undefined;
+      const since = killedAt;
+      const views = agents.filter((a) => a !== victim).map((a) => a.logs.filter((l) => Number(l.split(' ')[0]) >= since && /acting under members/.test(l)).pop());
+      if (!views.every((v) => v !== undefined && (v.split('members ')[1] ?? '').split(', ').length === agentCount - 1)) return undefined;
+      return Math.max(...views.map((v) => Number(v?.split(' ')[0] ?? 0))) - since;
+    };
     const deadline = Date.now() + 60 * 60_000;
     let reported = 0;
     for (;;) {
@@ -169,15 +177,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         // What the killed agent had completed: every checkpoint's COMPLETE steps, read now (nobody else acts on them yet).
         snapshot = await completedSteps(client, keys);
       }
-      if (killedAt !== undefined && takeoverMs === undefined) {
-        const survivors = agents.filter((a) => a !== victim);
-        const views = survivors.map((a) => a.logs.filter((l) => Number(l.split(' ')[0]) >= (killedAt ?? 0) && /acting under members/.test(l)).pop());
-        if (views.every((v) => v !== undefined && (v.split('members ')[1] ?? '').split(', ').length === agentCount - 1)) {
-          takeoverMs = Math.max(...views.map((v) => Number(v?.split(' ')[0] ?? 0))) - killedAt;
-        }
-      }
+      takeoverMs ??= takeover();
       await sleep(2000);
     }
+    takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
     // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
