@@ -12,6 +12,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'agent.md', demote: true },
   { file: 'agent-leader-and-signatures.md', demote: true },
   { file: 'drift.md', demote: true },
+  { file: 'recovery.md', demote: true },
   { file: 'deploy.md', demote: true },
   { file: 'scale-out.md', demote: true },
   { file: 'secrets.md', demote: true },
