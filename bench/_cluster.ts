@@ -1,12 +1,12 @@
 /** The simulated cluster in a process of its own, for benches that measure a client against it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** Starts the simulator (controllers off) writing its kubeconfig; ending the child's stdin stops it. */
-export async function clusterProcess(kubeconfigOut: string): Promise<ChildProcess> {
+/** Starts the simulator (controllers off unless asked for) writing its kubeconfig; ending the child's stdin stops it. */
+export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean } = {}): Promise<ChildProcess> {
   const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
   const code = [
     `const { startCluster } = await import(${JSON.stringify(entry)});`,
-    `const c = await startCluster({ controllers: false, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
+    `const c = await startCluster({ controllers: ${options.controllers === true}, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
     `process.stdout.write('ready\\n');`,
     `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
     `process.stdin.resume();`,

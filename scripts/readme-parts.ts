@@ -15,6 +15,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'operations.md', demote: true },
   { file: 'recovery.md', demote: true },
   { file: 'deploy.md', demote: true },
+  { file: 'scale-out.md', demote: true },
   { file: 'secrets.md', demote: true },
   { file: 'composition.md', demote: true },
   { file: 'team.md', demote: true },

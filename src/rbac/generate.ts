@@ -99,7 +99,8 @@ function objectReads(set: RuleSet): void {
 /** The agent's own namespace: its leader Lease, and the Secrets holding age keys and notification credentials. */
 function ownRole(base: string, sa: { namespace: string; name: string }): KubeObject[] {
   const own: RuleSet = new Map();
-  add(own, 'coordination.k8s.io', 'leases', ['create', 'get', 'update']);
+  // list and delete: shard members read each other's member Leases and delete those of members long gone.
+  add(own, 'coordination.k8s.io', 'leases', ['create', 'delete', 'get', 'list', 'update']);
   add(own, '', 'secrets', ['get']);
   add(own, '', 'events', ['create']);
   return [role('Role', `${base}-self`, toRules(own), sa.namespace), binding('RoleBinding', 'Role', `${base}-self`, sa, sa.namespace)];

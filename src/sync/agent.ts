@@ -17,7 +17,9 @@ import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
-import { parseStatus, type InstanceKey, type InstanceStatus, type ScheduleStatus } from './status-file.js';
+import type { InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
+import { readStatusFiles } from './status-load.js';
+import type { InstanceOwnership, OwnershipSnapshot } from './ownership.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { clusterValuesVersion } from '../secrets/values-from.js';
 import { valuesDigest } from './scan.js';
@@ -80,6 +82,8 @@ export interface AgentOptions {
   clientFor?: (key: InstanceKey) => KubeClient;
   /** Age keys and the cluster for an instance's encrypted values and valuesFrom. */
   valuesFor?: (key: InstanceKey) => ValuesContext;
+  /** The instances this agent may act on (a shard member's share, src/shards/); every instance when absent. */
+  ownership?: InstanceOwnership;
 }
 
 /** One instance's outcome, for listeners such as notifications. */
@@ -119,6 +123,13 @@ export interface PassReport {
 
 /** An instance whose run broke off (not a plan result): look at it again on the next poll. */
 const retryable = (r: InstanceReport): boolean => r.outcome.kind === 'error';
+
+/** A shard member looks only at the instances it may act on now; one agent alone at every instance. */
+function mine<T>(instances: Map<string, T>, owned: OwnershipSnapshot | undefined): Map<string, T> {
+  return owned === undefined ? instances : new Map([...instances].filter(([key]) => owned.mayAct(key)));
+}
+
+const actsOn = (owned: OwnershipSnapshot | undefined, key: string): boolean => owned === undefined || owned.mayAct(key);
 
 /** States after which a plan still has work to do (resume it even if nothing changed). */
 const UNFINISHED = new Set(['PENDING', 'IN_PROGRESS', 'ERROR']);
@@ -164,6 +175,8 @@ export class Agent {
   private readonly suspended = new Set<string>();
   /** Whether some instance takes values from the cluster (then no poll may skip looking). */
   private clusterValues = false;
+  /** The ownership version the last pass decided with (a new one: look at every instance again). */
+  private ownershipVersion: number | undefined;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -230,6 +243,8 @@ export class Agent {
    */
   async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
+    const owned = this.noteOwnership();
+    const version = owned?.snapshot.version;
     const commit = await mirror.fetch(branch);
     const refusalReports = await this.noteCommitRefusal(commit);
     if (commit === undefined) {
@@ -247,8 +262,9 @@ export class Agent {
     // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
-    await this.loadStatuses();
-    const desired = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    await this.loadOwnedStatuses(owned);
+    const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    const desired = mine(scanned, owned?.snapshot);
     await this.noteContent(commit, tree);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
@@ -259,7 +275,7 @@ export class Agent {
       if (job) jobs.push(job);
     }
     for (const [key, previous] of this.statuses) {
-      if (this.refused?.keys.has(key) === true || desired.has(key)) continue;
+      if (this.refused?.keys.has(key) === true || scanned.has(key) || !actsOn(owned?.snapshot, key)) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
         jobs.push(this.forget(previous));
@@ -288,8 +304,9 @@ export class Agent {
       }
     };
     if (options.wait === false) {
+      this.ownershipVersion = version;
       void Promise.all(jobs).then(async (reports) => {
-        if (this.settled(reports, desired)) this.lastCommit = commit;
+        if (this.settled(reports, desired) && this.options.ownership?.version === version) this.lastCommit = commit;
         await driftAfter();
         await podsAfter();
       });
@@ -300,6 +317,7 @@ export class Agent {
     const podWork = await podsAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
+    this.ownershipVersion = version;
     return { commit, reports: [...refusalReports, ...reports, ...repairs, ...podWork] };
   }
 
@@ -372,7 +390,7 @@ export class Agent {
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
-    for (const id of keys) {
+    for (const id of [...keys].filter((k) => this.mayAct(k))) {
       // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
       if (this.workers.has(id)) continue;
       const previous = this.statuses.get(id);
@@ -407,7 +425,7 @@ export class Agent {
    * known (a restart with a refused tip), against what each instance's status says was last acted on.
    */
   private async instancesChangedBy(refused: string, verified: string | undefined): Promise<NonNullable<Agent['refused']>> {
-    await this.loadStatuses();
+    await this.loadStatuses(this.options.ownership?.snapshot());
     const refusedDesired = await scanDesired(await this.store.at(refused), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
     const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
@@ -636,6 +654,7 @@ export class Agent {
   private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
+    if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
     const running = this.workers.get(id);
     if (supersede) running?.abort.abort();
     const abort = new AbortController();
@@ -645,6 +664,7 @@ export class Agent {
         // Superseded (or the agent stopping) while it waited for a worker slot: nothing was started, so
         // nothing needs recording; the newer desired state (or the next agent) takes it from here.
         if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
+        if (!this.mayAct(id)) return { instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } };
         try {
           const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
@@ -671,26 +691,67 @@ export class Agent {
     return report;
   }
 
-  /** The status files the agent wrote before (possibly another agent, before a restart). */
-  private async loadStatuses(): Promise<void> {
+  /** Whether this agent may start work on the instance now (always, unless it is a shard member). */
+  private mayAct(id: string): boolean {
+    return this.options.ownership?.mayAct(id) !== false;
+  }
+
+  /**
+   * The shard member's ownership for this pass, taken before the fetch (an instance handed over after
+   * it is left to the next pass, which fetches the status its previous owner pushed before letting
+   * go); a changed one makes the pass look at every instance.
+   */
+  private noteOwnership(): { snapshot: OwnershipSnapshot; changed: boolean } | undefined {
+    const snapshot = this.options.ownership?.snapshot();
+    if (snapshot === undefined) return undefined;
+    const changed = snapshot.version !== this.ownershipVersion;
+    if (changed) this.lastCommit = undefined;
+    return { snapshot, changed };
+  }
+
+  /** The statuses a shard member's pass decides with: its share, with the instances handed to it read from the branch. */
+  private async loadOwnedStatuses(owned: { snapshot: OwnershipSnapshot; changed: boolean } | undefined): Promise<void> {
+    await this.loadStatuses(owned?.snapshot);
+    if (owned?.changed === true) await this.loadHandedOver(owned.snapshot);
+  }
+
+  /** The status files the agent wrote before (possibly another agent, before a restart); a shard member's share only. */
+  private async loadStatuses(owned: OwnershipSnapshot | undefined): Promise<void> {
     if (this.statusesLoaded) return;
     this.statusesLoaded = true;
     const ref = trackingRef(this.options.statusBranch ?? this.options.branch);
     const pending = await this.options.mirror.revParse(this.writer.pendingRef);
     const tip = pending ?? (await this.options.mirror.revParse(ref));
     if (tip === undefined) return;
-    const tree = await this.store.at(tip);
-    for (const ns of await tree.list('status')) {
-      if (ns.type !== 'dir') continue;
-      for (const f of await tree.list(`status/${ns.name}`)) {
-        const path = `status/${ns.name}/${f.name}`;
-        try {
-          const status = parseStatus((await tree.readText(path)) ?? '', path);
-          this.statuses.set(keyString(status.instance), status);
-        } catch (err) {
-          this.log('warn', `ignoring ${path}: ${errorMessage(err)}`);
-        }
-      }
-    }
+    const want = owned === undefined ? () => true : (id: string): boolean => owned.claims(id);
+    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+  }
+
+  /**
+   * Instances handed to this shard member since it last looked: their status is what their previous
+   * owner pushed (it pushes before letting go), read from the branch just fetched. The ones it held
+   * all along keep the record it wrote (perhaps still queued).
+   */
+  private async loadHandedOver(owned: OwnershipSnapshot): Promise<void> {
+    const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
+    if (tip === undefined) return;
+    const want = (id: string): boolean => owned.claims(id) && !this.statuses.has(id);
+    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+  }
+
+  /**
+   * A shard member lets go of the instances `keep` no longer accepts: their running steps end (the plans
+   * are superseded there and resume on the new owner from the checkpoint), their status is pushed and
+   * forgotten here. Throws when the push fails: the instances must not change hands with status unpushed.
+   */
+  async release(keep: (id: string) => boolean): Promise<void> {
+    const leaving = [...this.workers].filter(([id]) => !keep(id));
+    if (leaving.length > 0) this.log('info', `letting go of ${leaving.length} instances with work running: ${leaving.map(([id]) => id).join(', ')}`);
+    for (const [, w] of leaving) w.abort.abort();
+    await Promise.all(leaving.map(([, w]) => w.done));
+    await this.writer.flush();
+    if (leaving.length > 0) this.log('info', `let go of ${leaving.length} instances`);
+    for (const id of [...this.statuses.keys()]) if (!keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
+    for (const slot of [...this.slotsStarted]) if (!keep(slot.slice(0, slot.lastIndexOf('@')))) this.slotsStarted.delete(slot);
   }
 }

@@ -19,7 +19,10 @@ import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
 import { DriftKeeper } from '../drift/index.js';
 import { teamSetup } from './team.js';
-import { LeaseFence, fencedClient, fencedClients } from '../fencing/index.js';
+import { LeaseFence, fencedClient, fencedClients, type Fence } from '../fencing/index.js';
+import type { KubeClient } from '../kube/client.js';
+import type { ShardMember } from '../shards/index.js';
+import { runAsShardMember, shardMemberFor, termlessFence } from '../shards/run-member.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -50,8 +53,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
-  // With leader election every cluster write and every status push is fenced by the lease.
-  const fence = settings.leaderElection ? new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }) : undefined;
+  const { member, fence, agentFence, ownership } = fencing(settings, client, io.log);
   const acting = fence ? fencedClient(client, fence) : client;
   const checkpoints = new ConfigMapCheckpointStore(acting);
   const hooks = defaultHooks();
@@ -69,7 +71,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     ...(settings.events ? { kubeEvents: new KubeEventRecorder(acting, { log: (level, message) => io.log(level, message) }) } : {}),
     ...team.agentOptions,
     // A tenant's impersonating client is fenced like the agent's own.
-    ...(fence ? { fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
+    ...(fence ? { fence: agentFence ?? fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
+    ...ownership,
   });
   const wake = new Wake();
   // A push event makes the agent poll at once and check every instance for drift (on demand).
@@ -107,6 +110,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   };
   try {
     if (server && settings.listen) io.log('info', `listening on ${await server.listen(settings.listen)}`);
+    if (member) return await runAsShardMember(member, agent, mirror, settings.statusBranch ?? settings.branch, () => wake.now(), io.log, async (s) => { try { return await loop(s); } finally { await stopAgent(); } }, signal);
     if (!settings.leaderElection) return await loop(signal);
     // Only the lease holder acts; it stops (running steps superseded) before releasing the lease.
     let code = 0;
@@ -130,6 +134,18 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     await renderer.close();
     client.close();
   }
+}
+
+/**
+ * With leader election every cluster write and every status push is fenced by the leader lease; a
+ * shard member (docs/scale-out.md) is fenced by its own member lease, and its status commits carry no term.
+ */
+function fencing(settings: AgentSettings, client: KubeClient, log: AgentLog): { member?: ShardMember; fence?: LeaseFence; agentFence?: Fence; ownership: { ownership?: ShardMember } } {
+  if (settings.shardSet !== undefined) {
+    const member = shardMemberFor({ ...settings, shardSet: settings.shardSet }, client, log);
+    return { member, fence: member.fence, agentFence: termlessFence(member.fence), ownership: { ownership: member } };
+  }
+  return settings.leaderElection ? { fence: new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }), ownership: {} } : { ownership: {} };
 }
 
 function refusalOf(mirror: VerifyingMirror): CommitRefusal | undefined {

@@ -26,6 +26,7 @@ export interface AgentFlags {
   /** true/false from --leader-election / --no-leader-election; undefined: on unless --once. */
   leaderElection?: boolean;
   leaseNamespace?: string;
+  shardSet?: string;
   leaseDuration?: string;
   renewDeadline?: string;
   leaseRetry?: string;
@@ -56,6 +57,8 @@ export interface AgentSettings {
   /** One active agent per repository and branch, elected on a Lease (see leader.ts). */
   leaderElection: boolean;
   leaseNamespace?: string;
+  /** Shards (src/shards/): this replica shares the repository with the other members of this set; no leader election. */
+  shardSet?: string;
   /** Lease timing (client-go's): duration > renew deadline > retry period. */
   lease: LeaseTiming;
   /** SSH allowed-signers file: only commits signed by these keys are applied (see git/verify.ts). */
@@ -101,6 +104,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const listen = pick(flags.listen, 'BATON_LISTEN');
   const dataDir = pick(flags.dataDir, 'BATON_DATA_DIR');
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
+  const shardSet = shardSetting(flags, pick);
   const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
@@ -120,7 +124,9 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
     ...(context ? { context: context.value } : {}),
     ...(listen ? { listen: listen.value } : {}),
     ...(env.BATON_WEBHOOK_SECRET ? { webhookSecret: env.BATON_WEBHOOK_SECRET } : {}),
-    leaderElection: flags.leaderElection ?? flags.once !== true,
+    // A shard member is fenced by its own member lease instead of a leader lease.
+    leaderElection: shardSet === undefined && (flags.leaderElection ?? flags.once !== true),
+    ...(shardSet ? { shardSet: shardSet.value } : {}),
     lease,
     events: eventsSetting(flags, env),
     ...(leaseNamespace ? { leaseNamespace: leaseNamespace.value } : {}),
@@ -133,6 +139,14 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
 
 type Picked = { value: string; source: string } | undefined;
 type PickSetting = (flag: string | undefined, envKey: string) => Picked;
+
+/** --shard-set / $BATON_SHARD_SET: a DNS label; not with --once. */
+function shardSetting(flags: AgentFlags, pick: PickSetting): Picked {
+  const shardSet = pick(flags.shardSet, 'BATON_SHARD_SET');
+  if (shardSet && !/^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/.test(shardSet.value)) throw new SettingsError(shardSet.source, '--shard-set', 'a lowercase DNS label of at most 40 characters (letters, digits, -)', shardSet.value);
+  if (shardSet && flags.once === true) throw new SettingsError(shardSet.source, '--shard-set', 'no --once (a one-shot pass acts on every instance; shard members run the poll loop)', shardSet.value);
+  return shardSet;
+}
 
 /** Where SOPS age keys come from: a key file (--age-key-file, $SOPS_AGE_KEY_FILE) and a Secret (--age-key-secret, $BATON_AGE_KEY_SECRET). */
 function ageKeySettings(flags: AgentFlags, pick: PickSetting): Pick<AgentSettings, 'ageKeyFile' | 'ageKeySecret'> {

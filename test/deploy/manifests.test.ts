@@ -89,3 +89,38 @@ describe('Dockerfile', () => {
     expect(engines).toContain(`>=${major}.`);
   });
 });
+
+describe('deploy/baton-agent-shards.yaml', () => {
+  const SHARDS = join(ROOT, 'deploy', 'baton-agent-shards.yaml');
+  type Container = { env: { name: string; value: string }[]; volumeMounts: { mountPath: string; name: string }[] };
+  type StatefulSet = { spec: { replicas: number; volumeClaimTemplates: { metadata: { name: string } }[]; template: { spec: { containers: Container[] } } } };
+  const shardDocs = (): Doc[] => (loadAll(readFileSync(SHARDS, 'utf8'))).filter((d): d is Doc => isRecord(d));
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  });
+  afterAll(async () => {
+    await cluster.stop();
+  });
+
+  it('runs several replicas of one shard set, each with its own data volume, setting only BATON_* variables the agent reads', () => {
+    const set = shardDocs().find((d) => d.kind === 'StatefulSet') as unknown as StatefulSet;
+    expect(set.spec.replicas).toBeGreaterThan(1);
+    const container = set.spec.template.spec.containers[0]!;
+    expect(container.env.find((e) => e.name === 'BATON_SHARD_SET')?.value).toMatch(/^[a-z0-9-]+$/);
+    const read = sourcesText(join(ROOT, 'src'));
+    for (const { name } of container.env.filter((e) => e.name.startsWith('BATON_'))) expect(read, name).toContain(name);
+    const dataDir = container.env.find((e) => e.name === 'BATON_DATA_DIR')?.value ?? '';
+    const mount = container.volumeMounts.find((m) => dataDir.startsWith(`${m.mountPath}/`));
+    expect(set.spec.volumeClaimTemplates.map((t) => t.metadata.name)).toContain(mount?.name);
+  });
+
+  it('applies with deploy/rbac.yaml, whose Role lets members list and delete member Leases', async () => {
+    const applied = await cluster.kubectl(['apply', '--server-side', '-f', SHARDS, '-f', join(ROOT, 'deploy', 'rbac.yaml')]);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    const rules = (await cluster.kubectl(['get', 'role', 'baton-agent-self', '-n', 'baton-system', '-o', 'jsonpath={.rules[?(@.resources[0]=="leases")].verbs}'])).stdout;
+    for (const verb of ['create', 'delete', 'get', 'list', 'update']) expect(rules).toContain(verb);
+    expect((await cluster.kubectl(['get', 'statefulset', 'baton-agent', '-n', 'baton-system', '-o', 'jsonpath={.spec.replicas}'])).stdout).toBe('3');
+  });
+});

@@ -12,6 +12,8 @@ import { MemoryTree, Renderer } from '../../src/render/index.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { gitSandbox, workClone, type GitSandbox } from '../helpers/git-server.js';
 import { instance, mirrorOf, testAgent, webFramework } from '../sync/fixtures.js';
+import { ShardMember, memberLeaseName } from '../../src/shards/index.js';
+import { until } from '../helpers/wait.js';
 
 describe('baton rbac on a cluster with RBAC on', () => {
   let cluster: TestCluster;
@@ -58,6 +60,23 @@ describe('baton rbac on a cluster with RBAC on', () => {
     expect(report.reports.map((r) => [r.instance, r.outcome.kind])).toEqual([['shop/site', 'complete']]);
     expect(((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'site' }))?.data as Record<string, string>).value).toBe('x');
   }, 120_000);
+
+  it('a shard member with those rules joins, reads the other members and deletes the lease of one long gone', async () => {
+    const gone = memberLeaseName('rbac', 'deadbeef00');
+    await admin.create({
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+      metadata: { name: gone, namespace: 'baton-system', labels: { 'baton.dev/shard-set': 'rbac' }, annotations: { 'baton.dev/member': 'deadbeef00', 'baton.dev/config-hash': 'x' } },
+      spec: { holderIdentity: 'gone', leaseDurationSeconds: 1, renewTime: '2026-01-01T00:00:00.000000Z' },
+    });
+    const member = new ShardMember({ client: agentClient, shardSet: 'rbac', namespace: 'baton-system', identity: 'rbac-member', config: { repo: origin, branch: 'main' }, leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 });
+    const abort = new AbortController();
+    const done = member.run((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })), abort.signal);
+    await until(async () => (await admin.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'baton-system', name: gone })) === undefined, 20_000, 'the gone member\'s lease deleted');
+    expect(member.mayAct('shop/site')).toBe(true);
+    abort.abort();
+    expect((await done).kind).toBe('aborted');
+    expect(await admin.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'baton-system', name: member.lease.name })).toBeUndefined();
+  }, 60_000);
 
   it('and nothing more: no Secrets of kube-system, no objects in other namespaces', async () => {
     await expect(agentClient.list('v1', 'Secret', 'kube-system')).rejects.toThrow(/forbidden/);

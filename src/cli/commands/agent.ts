@@ -21,6 +21,7 @@ export function registerAgent(program: Command, io: CliIO): void {
     .option('--listen <host:port>', 'serve /healthz, /readyz, /metrics and /webhook ($BATON_LISTEN)')
     .option('--leader-election', 'one active agent per repository and branch, elected on a Lease (default, except with --once)')
     .option('--no-leader-election', 'run without leader election')
+    .option('--shard-set <name>', 'share the repository with the other replicas of this shard set, each acting on its share of the instances ($BATON_SHARD_SET; replaces leader election, docs/scale-out.md)')
     .option('--lease-namespace <namespace>', 'namespace of the leader Lease ($BATON_LEASE_NAMESPACE, default baton-system)')
     .option('--lease-duration <duration>', 'how long a Lease not renewed stays held ($BATON_LEASE_DURATION, default 15s)')
     .option('--renew-deadline <duration>', 'a leader that could not renew for this long stops acting, shorter than the lease duration ($BATON_RENEW_DEADLINE, default 10s)')

@@ -1,0 +1,278 @@
+/**
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill]`
+ * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
+ * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
+ * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
+ * talking to the cluster through a recording proxy in this process (to tell who applied what).
+ * Measured: time until every instance is COMPLETE in Git, peak RSS of each agent process (VmHWM),
+ * status transitions lost (a run COMPLETE in its checkpoint without its plan-complete commit, or any
+ * history defect), and, killing one agent (SIGKILL) when half the instances are done: seconds until
+ * every survivor acts under a member set without it, and completed steps applied again afterwards
+ * (from the checkpoints read right after the kill). Then an idle poll of the repository by an agent
+ * vs a bare `git fetch` of it, alternating (medians). Kubernetes Events are off in the agents.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { numberArg } from './_args.js';
+import { clusterProcess, median } from './_cluster.js';
+import { GitMirror } from '../src/git/index.js';
+import { createKubeClient } from '../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../src/plans/defaults.js';
+import { Renderer } from '../src/render/index.js';
+import { Agent } from '../src/sync/agent.js';
+import { recordingProxy, type RecordingProxy } from '../test/helpers/recording-proxy.js';
+import { checkHistory } from '../test/helpers/transitions.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const API = 'apiVersion: baton.dev/v1alpha1';
+const git = (env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 }).trim();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** While agents run: asynchronous, so the recording proxies in this process never wait on git. */
+const gitAsync = async (env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): Promise<string> => (await promisify(execFile)('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 30 })).stdout.trim();
+
+/** A ConfigMap step, then a Deployment step (0 replicas: the simulated controller makes it ready at once). */
+function smallFramework(): Record<string, string> {
+  const dir = 'frameworks/small/1.0.0';
+  return {
+    [`${dir}/framework.yaml`]: [
+      API, 'kind: Framework', 'name: small', 'version: 1.0.0', 'appVersion: "1"',
+      'tasks:', '  - { name: config, kind: Apply, resources: [config.yaml.ejs] }', '  - { name: app, kind: Apply, resources: [app.yaml.ejs] }',
+      'plans:', '  deploy:', '    phases:', '      - name: main', '        strategy: serial', '        steps:', '          - { name: config, tasks: [config] }', '          - { name: app, tasks: [app] }', '',
+    ].join('\n'),
+    [`${dir}/params.yaml`]: '- { name: VALUE, type: string, default: v }\n',
+    [`${dir}/templates/config.yaml.ejs`]: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  value: <%= params.VALUE %>\n',
+    [`${dir}/templates/app.yaml.ejs`]: [
+      'apiVersion: apps/v1', 'kind: Deployment', 'metadata:', '  name: <%= instance.name %>', 'spec:', '  replicas: 0',
+      '  selector: { matchLabels: { app: <%= instance.name %> } }', '  template:', '    metadata:', '      labels: { app: <%= instance.name %> }',
+      '    spec: { containers: [{ name: c, image: "nginx:1.27" }] }', '',
+    ].join('\n'),
+  };
+}
+
+interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
+
+/** The agent's child processes (its template sandbox) by /proc's children lists. */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function rssKiB(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid ?? 0}/status`, 'utf8');
+    return Math.max(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  } catch {
+    return 0;
+  }
+}
+
+export async function run(args: string[]): Promise<Record<string, unknown>> {
+  const n = numberArg(args, 'n', 1000);
+  const agentCount = numberArg(args, 'agents', 4);
+  const concurrency = numberArg(args, 'concurrency', 16);
+  const kill = !args.includes('--no-kill');
+  // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
+  // times its cores, a starved agent misses short deadlines and (rightly) stops.
+  const leaseSeconds = numberArg(args, 'lease', 15);
+  const leaseFlags = ['--lease-duration', `${leaseSeconds}s`, '--renew-deadline', `${Math.round((leaseSeconds * 2000) / 3)}ms`, '--lease-retry', '2s'];
+  const cli = join(ROOT, 'bin', 'baton.js');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'run.js'))) throw new Error('run `npm run build` first: the agents run the built CLI (bin/baton.js)');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-scale-'));
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n');
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  const loadBefore = loadavg()[0] ?? 0;
+  const cluster = await clusterProcess(join(dir, 'kubeconfig'), { controllers: true });
+  const url = /server: (\S+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))?.[1] ?? '';
+  const client = await createKubeClient({ url });
+  const proxies: RecordingProxy[] = [];
+  const agents: AgentProc[] = [];
+  const sampler = setInterval(() => {
+    for (const a of agents) {
+      a.peakKiB = Math.max(a.peakKiB, rssKiB(a.child.pid));
+      a.childrenPeakKiB = Math.max(a.childrenPeakKiB, childPids(a.child.pid).reduce((sum, p) => sum + rssKiB(p), 0));
+    }
+  }, 500);
+  const renderer = new Renderer();
+  try {
+    const origin = join(dir, 'origin.git');
+    const work = join(dir, 'work');
+    git(env, dir, 'init', '--bare', '--quiet', origin);
+    git(env, dir, 'init', '--quiet', work);
+    for (const [path, text] of Object.entries(smallFramework())) { mkdirSync(dirname(join(work, path)), { recursive: true }); writeFileSync(join(work, path), text); }
+    const keys = Array.from({ length: n }, (_, i) => ({ namespace: `ns-${i % 20}`, name: `app-${i}` }));
+    for (const k of keys) {
+      const path = join(work, 'instances', k.namespace, `${k.name}.yaml`);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, `${API}\nkind: Instance\nframework: small\nversion: 1.0.0\nparams:\n  VALUE: "${k.name}"\n`);
+    }
+    git(env, work, 'add', '--all');
+    git(env, work, 'commit', '--quiet', '-m', `${n} instances`);
+    git(env, work, 'push', '--quiet', origin, 'HEAD:refs/heads/main');
+
+    const started = Date.now();
+    for (let i = 0; i < agentCount; i++) {
+      const proxy = await recordingProxy(url);
+      proxies.push(proxy);
+      const kubeconfig = proxy.kubeconfig(join(dir, `kubeconfig-${i}`));
+      const child = spawn(process.execPath, [cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
+        '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
+      { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com` }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const logs: string[] = [];
+      let rest = '';
+      child.stderr?.on('data', (d: Buffer) => {
+        rest += d.toString();
+        const lines = rest.split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) {
+          try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
+        }
+      });
+      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())) });
+    }
+
+    const completed = async (): Promise<Set<string>> => new Set((await gitAsync(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'))
+      .split('\n').filter((l) => l.endsWith('\tplan-complete')).map((l) => l.split('\t')[0] ?? ''));
+    let killedAt: number | undefined;
+    let takeoverMs: number | undefined;
+    let snapshot = new Map<string, Set<string>>();
+    const victim = agents[0];
+    /** Kill until every survivor acts under a member set without the killed member (from their logs). */
+    const takeover = (): number | undefined => {
+      if (killedAt === undefined) return undefined;
+      const since = killedAt;
+      const views = agents.filter((a) => a !== victim).map((a) => a.logs.filter((l) => Number(l.split(' ')[0]) >= since && /acting under members/.test(l)).pop());
+      if (!views.every((v) => v !== undefined && (v.split('members ')[1] ?? '').split(', ').length === agentCount - 1)) return undefined;
+      return Math.max(...views.map((v) => Number(v?.split(' ')[0] ?? 0))) - since;
+    };
+    const deadline = Date.now() + 60 * 60_000;
+    let reported = 0;
+    for (;;) {
+      const done = (await completed()).size;
+      if (done >= n) break;
+      for (const a of agents) {
+        if (a === victim && killedAt !== undefined) continue;
+        if ((a.child.exitCode !== null || a.child.signalCode !== null) && !a.logs.includes('(reported)')) {
+          process.stderr.write(`${a.name} exited (${a.child.exitCode ?? a.child.signalCode}):\n${a.logs.slice(-6).join('\n')}\n`);
+          a.logs.push('(reported)');
+        }
+      }
+      if (Date.now() - reported > 15_000) {
+        reported = Date.now();
+        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running: ${agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null).map((a) => a.name).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
+      }
+      if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
+      if (kill && killedAt === undefined && done >= n / 2 && victim) {
+        victim.child.kill('SIGKILL');
+        killedAt = Date.now();
+        await victim.exited;
+        // What the killed agent had completed: every checkpoint's COMPLETE steps, read now (nobody else acts on them yet).
+        snapshot = await completedSteps(client, keys);
+      }
+      takeoverMs ??= takeover();
+      await sleep(2000);
+    }
+    takeoverMs ??= takeover();
+    const allCompleteMs = Date.now() - started;
+    // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
+    const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
+
+    // Completed steps applied again after the kill (a step in flight at the kill may rightly run again).
+    let rerunSteps = 0;
+    if (killedAt !== undefined) {
+      const after = proxies.flatMap((p) => p.writes(killedAt)).filter((r) => r.method === 'PATCH');
+      const applied = new Set(after.map((r) => r.path.split('?')[0] ?? ''));
+      for (const k of keys) {
+        const steps = snapshot.get(`${k.namespace}/${k.name}`) ?? new Set();
+        if (steps.has('config') && applied.has(`/api/v1/namespaces/${k.namespace}/configmaps/${k.name}`)) rerunSteps++;
+        if (steps.has('app') && applied.has(`/apis/apps/v1/namespaces/${k.namespace}/deployments/${k.name}`)) rerunSteps++;
+      }
+    }
+    // Status commits lost: runs COMPLETE in their checkpoint without their plan-complete commit; defects of the record.
+    await sleep(3000);
+    const history = checkHistory(env, origin);
+    const checkpoints = new ConfigMapCheckpointStore(client);
+    let lost = 0;
+    for (const k of keys) {
+      const run = (await checkpoints.load(k))?.checkpoint.active;
+      if (run?.state.status === 'COMPLETE' && !(history.runs.get(run.id) ?? []).some((c) => c.event === 'plan-complete')) lost++;
+    }
+    const statusAuthors = new Set(history.commits.map((c) => c.author));
+
+    // Idle poll of the repository by an agent vs a bare git fetch, alternating.
+    for (const a of agents) a.child.kill('SIGTERM');
+    await Promise.all(agents.map((a) => Promise.race([a.exited, sleep(30_000)])));
+    const mirror = new GitMirror({ dir: join(dir, 'idle'), remote: { url: origin, auth: { kind: 'none' } }, env });
+    const idle = new Agent({ mirror, branch: 'main', client, checkpoints, hooks: defaultHooks(), renderer, author: { name: 'Bench', email: 'b@example.com' }, concurrency: 16 });
+    await idle.start();
+    await idle.pass();
+    const fetchDir = join(dir, 'plain-fetch.git');
+    git(env, dir, 'init', '--bare', '--quiet', fetchDir);
+    git(env, fetchDir, 'fetch', '--quiet', origin, '+refs/heads/main:refs/remotes/origin/main');
+    const pollMs: number[] = [];
+    const fetchMs: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      let t = performance.now();
+      const r = await idle.pass();
+      pollMs.push(performance.now() - t);
+      if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
+      t = performance.now();
+      git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main');
+      fetchMs.push(performance.now() - t);
+    }
+    await idle.stop();
+    const poll = median(pollMs);
+    const fetch = median(fetchMs);
+    return {
+      instances: n,
+      agents: agentCount,
+      agentsExitedOnTheirOwn: exitedEarly.map((a) => a.name),
+      concurrency,
+      allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
+      peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),
+      peakRssMiBSandboxPerAgent: agents.map((a) => Math.round(a.childrenPeakKiB / 1024)),
+      lostStatusCommits: lost,
+      historyDefects: history.defects.length,
+      statusAuthors: statusAuthors.size,
+      takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
+      leaseDurationSeconds: leaseSeconds,
+      rerunSteps,
+      idlePollMs: Math.round(poll),
+      bareFetchMs: Math.round(fetch),
+      idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
+      loadAverageBefore: Math.round(loadBefore * 10) / 10,
+      loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+    };
+  } finally {
+    clearInterval(sampler);
+    for (const a of agents) a.child.kill('SIGKILL');
+    for (const p of proxies) await p.close();
+    await renderer.close();
+    client.close();
+    cluster.stdin?.end();
+    await new Promise((r) => setTimeout(r, 500));
+    cluster.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Per instance, the names of its active run's COMPLETE steps. */
+async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>, keys: readonly { namespace: string; name: string }[]): Promise<Map<string, Set<string>>> {
+  const store = new ConfigMapCheckpointStore(client);
+  const out = new Map<string, Set<string>>();
+  for (const k of keys) {
+    const run = (await store.load(k))?.checkpoint.active;
+    const steps = new Set<string>();
+    for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') steps.add(step.name);
+    out.set(`${k.namespace}/${k.name}`, steps);
+  }
+  return out;
+}

@@ -1,0 +1,328 @@
+/**
+ * One replica's membership in a shard set: its member Lease, the member set it acts under (its view)
+ * and the instances that view gives it (rendezvous hashing of `namespace/name` over the live members).
+ *
+ * No two members act on one instance at once. A member publishes its view in its lease only after it
+ * stopped acting on every instance the new view takes from it (running steps ended, their status
+ * pushed); and it starts work on an instance only when its published view gives it the instance and no
+ * other live member's published view gives that member the instance (read after its own publication).
+ * A member that dies keeps its claims until its lease is seen unrenewed for the lease duration, and
+ * its fence stopped its writes at the renew deadline before that. Leases are judged by the local
+ * clock only (see membership.ts), so clock skew between replicas does not matter.
+ */
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { errorMessage } from '../errors.js';
+import type { KubeClient } from '../kube/client.js';
+import { LeaseFence } from '../fencing/index.js';
+import { defaultIdentity, realClock, type LeaderClock } from '../sync/leader.js';
+import type { InstanceOwnership, OwnershipSnapshot } from '../sync/ownership.js';
+import { ShardError } from './errors.js';
+import { MemberLease, SHARD_SET_LABEL } from './member-lease.js';
+import { MembershipObserver, type Member } from './membership.js';
+import { Assignment } from './rendezvous.js';
+
+export type ShardLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+export interface ShardConfig {
+  repo: string;
+  branch: string;
+  statusBranch?: string;
+}
+
+export interface ShardMemberOptions {
+  /** The client for the member leases (not fenced: the lease renews the fence). */
+  client: KubeClient;
+  /** The shard set's name: a DNS label of at most 40 characters. */
+  shardSet: string;
+  namespace: string;
+  identity?: string;
+  config: ShardConfig;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  clock?: LeaderClock;
+  /** Monotonic milliseconds for lease observation and the fence (default performance.now). */
+  monotonic?: () => number;
+  log?: ShardLog;
+}
+
+export type ShardResult = { kind: 'completed' } | { kind: 'lost'; why: string } | { kind: 'refused'; error: ShardError } | { kind: 'aborted' };
+
+const SHARD_SET = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
+
+/** The repository URL without credentials, so neither the hash nor the lease names them. */
+const withoutUserinfo = (url: string): string => url.replace(/\/\/[^@/]*@/, '//');
+
+export function configHashOf(config: ShardConfig): string {
+  return createHash('sha256').update(JSON.stringify([withoutUserinfo(config.repo), config.branch, config.statusBranch ?? ''])).digest('hex').slice(0, 16);
+}
+
+export function configTextOf(config: ShardConfig): string {
+  return `repo=${withoutUserinfo(config.repo)} branch=${config.branch}${config.statusBranch ? ` statusBranch=${config.statusBranch}` : ''}`.slice(0, 500);
+}
+
+interface Other { id: string; view: Assignment }
+
+export class ShardMember implements InstanceOwnership {
+  readonly fence: LeaseFence;
+  readonly lease: MemberLease;
+  readonly id: string;
+  readonly configHash: string;
+  private readonly clock: LeaderClock;
+  private readonly monotonic: () => number;
+  private readonly log: ShardLog;
+  private readonly observer: MembershipObserver;
+  private adopted: Assignment | undefined;
+  private releasing: Assignment | undefined;
+  /** Other live members' published views, read after this member's own last publication. */
+  private others: Other[] | undefined;
+  private othersKey = '';
+  private counter = 0;
+  private releaser: (claims: (id: string) => boolean) => Promise<void> = () => Promise.resolve();
+  private readonly listeners: Array<() => void> = [];
+  private readonly warnedForeign = new Set<string>();
+  private readonly views = new Map<string, Assignment>();
+  /** Live members of this config, as last seen (ids). */
+  members: string[] = [];
+
+  constructor(private readonly options: ShardMemberOptions) {
+    if (!SHARD_SET.test(options.shardSet)) {
+      throw new ShardError('SHARD_SETTING_INVALID', `shard set name: expected a lowercase DNS label of at most 40 characters (letters, digits, '-'), got ${JSON.stringify(options.shardSet)}`, { shardSet: options.shardSet });
+    }
+    this.clock = options.clock ?? realClock;
+    this.monotonic = options.monotonic ?? (() => performance.now());
+    this.log = options.log ?? (() => undefined);
+    this.fence = new LeaseFence({ renewDeadlineMs: options.renewDeadlineMs, now: this.monotonic });
+    this.configHash = configHashOf(options.config);
+    this.lease = new MemberLease({
+      client: options.client, namespace: options.namespace, shardSet: options.shardSet, identity: options.identity ?? defaultIdentity(),
+      configHash: this.configHash, configText: configTextOf(options.config), leaseDurationMs: options.leaseDurationMs,
+      fence: this.fence, now: () => this.clock.now(), log: this.log,
+    });
+    this.id = this.lease.memberId;
+    this.observer = new MembershipObserver(options.leaseDurationMs);
+  }
+
+  get version(): number {
+    return this.counter;
+  }
+
+  /** Stops the agent's work on the instances a new view takes away (before the view is published). */
+  onRelease(release: (claims: (id: string) => boolean) => Promise<void>): void {
+    this.releaser = release;
+  }
+
+  /** Called whenever the instances this member may act on changed (the agent polls at once). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  claims(id: string): boolean {
+    return claimsUnder(this.id, this.adopted, this.releasing, id);
+  }
+
+  mayAct(id: string): boolean {
+    return !this.fence.isLost && mayActUnder(this.id, this.adopted, this.releasing, this.others, id);
+  }
+
+  snapshot(): OwnershipSnapshot {
+    const { id, adopted, releasing, others, counter } = this;
+    return { version: counter, claims: (key) => claimsUnder(id, adopted, releasing, key), mayAct: (key) => mayActUnder(id, adopted, releasing, others, key) };
+  }
+
+  /** Creates the member lease and reads the others: refuses (ShardError) when an earlier member has another configuration. */
+  async join(): Promise<void> {
+    await this.lease.renew();
+    this.log('info', `joined shard set ${this.options.shardSet} as member ${this.id}`, { member: this.id, lease: this.lease.name });
+    // A member of another configuration may be running, or may have crashed and not yet expired: watch
+    // it (renewing meanwhile) until it renews (refuse) or expires (go on).
+    for (;;) {
+      const foreign = (await this.list()).filter((m) => m.live && m.configHash !== this.configHash && m.leaseName !== this.lease.name);
+      const running = foreign.find((m) => m.renewing);
+      if (running) throw this.mismatch(running);
+      if (foreign.length === 0) break;
+      await this.clock.sleep(this.options.retryPeriodMs);
+      await this.lease.renew();
+    }
+    await this.tick();
+  }
+
+  /**
+   * Joins, then runs `work` with a signal that aborts when the membership is lost (fence) or refused,
+   * or `signal` aborts; keeps renewing and watching the members meanwhile; deletes the member lease
+   * when the work ends, unless it was lost.
+   */
+  async run(work: (signal: AbortSignal) => Promise<void>, signal?: AbortSignal): Promise<ShardResult> {
+    try {
+      await this.join();
+    } catch (err) {
+      if (err instanceof ShardError) {
+        await this.lease.release();
+        return { kind: 'refused', error: err };
+      }
+      throw err;
+    }
+    const workAbort = new AbortController();
+    const loops = new AbortController();
+    let refused: ShardError | undefined;
+    let lost: string | undefined;
+    const onOuter = (): void => workAbort.abort();
+    signal?.addEventListener('abort', onOuter);
+    if (signal?.aborted === true) workAbort.abort();
+    this.fence.onLost((why) => { lost = why; this.bump(); workAbort.abort(); });
+    const renewing = this.renewLoop(loops.signal);
+    const watching = (async () => {
+      while (!loops.signal.aborted) {
+        await this.clock.sleep(this.options.retryPeriodMs, loops.signal);
+        if (loops.signal.aborted || this.fence.isLost) break;
+        try {
+          await this.tick();
+        } catch (err) {
+          if (err instanceof ShardError) { refused = err; workAbort.abort(); break; }
+          this.log('warn', `shard membership: ${errorMessage(err)}`);
+        }
+      }
+    })();
+    try {
+      await work(workAbort.signal);
+    } finally {
+      signal?.removeEventListener('abort', onOuter);
+      loops.abort();
+      await Promise.all([renewing, watching]);
+      if (lost === undefined && !this.fence.isLost) await this.lease.release();
+    }
+    if (refused) return { kind: 'refused', error: refused };
+    if (lost !== undefined || this.fence.isLost) return { kind: 'lost', why: lost ?? 'the member lease fence was lost' };
+    return signal?.aborted === true ? { kind: 'aborted' } : { kind: 'completed' };
+  }
+
+  /** One look at the members: refuse a config mismatch, adopt a new view (releasing first), read the others' views. */
+  async tick(): Promise<void> {
+    const members = await this.list();
+    const desired = this.viewOf(members);
+    if (desired.id === this.adopted?.id) {
+      this.setOthers(members);
+    } else {
+      this.releasing = desired;
+      this.bump();
+      // Nothing of what the new view takes away may still run or hold unpushed status when it is published.
+      await this.releaser((id) => this.claims(id));
+      this.adopted = desired;
+      this.releasing = undefined;
+      this.others = undefined;
+      this.bump();
+      await this.lease.renew(desired.members);
+      this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}`, { member: this.id, members: desired.members });
+      this.setOthers(await this.list());
+    }
+    await this.cleanup(members);
+  }
+
+  private async renewLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.clock.sleep(this.options.retryPeriodMs, signal);
+      if (signal.aborted) return;
+      if (this.fence.isLost) return;
+      const started = this.monotonic();
+      try {
+        await this.lease.renew();
+      } catch (err) {
+        this.log('warn', `member lease renewal failed: ${errorMessage(err)}`);
+      }
+      // A slow API server eats into the renew deadline: say so before the fence is lost over it.
+      const took = this.monotonic() - started;
+      if (took > this.options.renewDeadlineMs / 2) this.log('warn', `member lease renewal took ${Math.round(took)} ms (renew deadline ${this.options.renewDeadlineMs} ms)`);
+      // The fence expires on its own when no renewal succeeded within the renew deadline.
+      if (this.fence.isLost) return;
+    }
+  }
+
+  private async list(): Promise<Member[]> {
+    const { items } = await this.options.client.list('coordination.k8s.io/v1', 'Lease', this.options.namespace, { labelSelector: `${SHARD_SET_LABEL}=${this.options.shardSet}` });
+    const members = this.observer.observe(items, this.monotonic());
+    this.checkConfig(members);
+    return members;
+  }
+
+  /**
+   * A member with another configuration, renewing its lease: a member that is joining refuses to take
+   * part (see join); a member already acting ignores it (logged once), so a misconfigured replica
+   * never takes instances from a working shard set.
+   */
+  private checkConfig(members: readonly Member[]): void {
+    for (const m of members) {
+      if (!m.live || m.configHash === this.configHash || m.leaseName === this.lease.name) continue;
+      if (this.adopted === undefined) {
+        if (m.renewing) throw this.mismatch(m);
+        continue;
+      }
+      if (!this.warnedForeign.has(m.leaseName)) {
+        this.warnedForeign.add(m.leaseName);
+        this.log('error', `shard set ${this.options.shardSet}: ignoring member ${m.id} (${m.identity}): it runs with ${m.configText} (config hash ${m.configHash}), not this set's ${configTextOf(this.options.config)}; it should refuse to join`, { member: m.id });
+      }
+    }
+  }
+
+  private mismatch(m: Member): ShardError {
+    return new ShardError('SHARD_CONFIG_MISMATCH',
+      `shard set ${this.options.shardSet}: member ${m.id} (lease ${this.options.namespace}/${m.leaseName}, ${m.identity}) runs with ${m.configText} (config hash ${m.configHash}); this agent has ${configTextOf(this.options.config)} (config hash ${this.configHash}). Every member of a shard set must watch the same repository and branches: refusing to join`,
+      { shardSet: this.options.shardSet, member: m.id, theirs: m.configHash, mine: this.configHash, lease: this.lease.name });
+  }
+
+  private viewOf(members: readonly Member[]): Assignment {
+    const ids = members.filter((m) => m.live && m.configHash === this.configHash).map((m) => m.id);
+    this.members = [...new Set([...ids, this.id])].sort();
+    return this.assignment(this.members);
+  }
+
+  private assignment(ids: readonly string[]): Assignment {
+    const key = [...ids].sort().join(',');
+    let a = this.views.get(key);
+    if (a === undefined) {
+      if (this.views.size > 16) this.views.clear();
+      this.views.set(key, (a = new Assignment(ids)));
+    }
+    return a;
+  }
+
+  private setOthers(members: readonly Member[]): void {
+    const others = members.filter((m) => m.live && m.configHash === this.configHash && m.id !== this.id && m.view !== undefined)
+      .map((m) => ({ id: m.id, view: this.assignment(m.view ?? []) }));
+    const key = others.map((o) => `${o.id}:${o.view.id}`).sort().join(';');
+    const changed = this.others === undefined || key !== this.othersKey;
+    this.others = others;
+    this.othersKey = key;
+    if (changed) this.bump();
+  }
+
+  /** Leases of members gone for three lease durations are deleted (a replica that restarts is a new member). */
+  private async cleanup(members: readonly Member[]): Promise<void> {
+    for (const m of members) {
+      if (m.live || m.leaseName === this.lease.name || m.quietMs < 3 * this.options.leaseDurationMs) continue;
+      try {
+        await this.options.client.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: m.leaseName, namespace: this.options.namespace }, { preconditions: { resourceVersion: m.resourceVersion } });
+        this.log('info', `deleted the lease of member ${m.id}, gone for ${Math.round(m.quietMs / 1000)} s`, { member: m.id });
+      } catch (err) {
+        this.log('warn', `deleting the lease of gone member ${m.id}: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  private bump(): void {
+    this.counter += 1;
+    for (const listen of this.listeners) {
+      try { listen(); } catch { /* a listener never disturbs the membership */ }
+    }
+  }
+}
+
+function claimsUnder(me: string, adopted: Assignment | undefined, releasing: Assignment | undefined, id: string): boolean {
+  if (adopted === undefined || adopted.ownerOf(id) !== me) return false;
+  return releasing === undefined || releasing.ownerOf(id) === me;
+}
+
+function mayActUnder(me: string, adopted: Assignment | undefined, releasing: Assignment | undefined, others: readonly Other[] | undefined, id: string): boolean {
+  if (others === undefined || !claimsUnder(me, adopted, releasing, id)) return false;
+  return others.every((o) => o.view.ownerOf(id) !== o.id);
+}

@@ -1,0 +1,59 @@
+/**
+ * The members of a shard set as one member sees them, from the member Leases in the lease namespace.
+ * Liveness follows client-go: a lease is live while its record (resourceVersion) was seen to change
+ * within its lease duration by this member's own monotonic clock. Renew times written by other
+ * machines are never compared with the local clock, so clock skew between replicas changes nothing.
+ */
+import { isRecord, type KubeObject } from '../kube/object.js';
+import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, VIEW_ANNOTATION } from './member-lease.js';
+
+export interface Member {
+  id: string;
+  leaseName: string;
+  identity: string;
+  configHash: string;
+  configText: string;
+  /** The member set it acts under (published in its lease); undefined until it published one. */
+  view: string[] | undefined;
+  live: boolean;
+  /** Local milliseconds since its record last changed. */
+  quietMs: number;
+  /** Its record changed while this member watched (it is renewing, not merely not yet expired). */
+  renewing: boolean;
+  resourceVersion: string;
+}
+
+export class MembershipObserver {
+  /** Per lease name: the record last seen and when it was first seen (local monotonic ms). */
+  private readonly seen = new Map<string, { rv: string; at: number; changed: boolean }>();
+
+  constructor(private readonly defaultDurationMs: number) {}
+
+  observe(leases: readonly KubeObject[], now: number): Member[] {
+    const out: Member[] = [];
+    const names = new Set<string>();
+    for (const lease of leases) {
+      const name = lease.metadata.name ?? '';
+      names.add(name);
+      const rv = lease.metadata.resourceVersion ?? '';
+      const prior = this.seen.get(name);
+      if (prior?.rv !== rv) this.seen.set(name, { rv, at: now, changed: prior !== undefined });
+      const at = this.seen.get(name)?.at ?? now;
+      const renewing = this.seen.get(name)?.changed === true;
+      const spec = isRecord(lease.spec) ? lease.spec : {};
+      const annotations = lease.metadata.annotations ?? {};
+      const holder = typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
+      const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
+      const view = annotations[VIEW_ANNOTATION];
+      out.push({
+        id: annotations[MEMBER_ID_ANNOTATION] ?? name, leaseName: name, identity: holder,
+        configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
+        view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
+        live: holder !== '' && now - at < durationMs, quietMs: now - at, renewing: renewing && holder !== '' && now - at < durationMs, resourceVersion: rv,
+      });
+    }
+    for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);
+    return out;
+  }
+}
+

@@ -1,0 +1,162 @@
+/**
+ * Shard membership against the simulated API server with short leases: views, config refusal, clock
+ * skew, a member that stops renewing, and the hand-over rule (an instance moves only after its old
+ * owner let go of it).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ShardMember, ShardError, type ShardMemberOptions } from '../../src/shards/index.js';
+import { realClock } from '../../src/sync/leader.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { until } from '../helpers/wait.js';
+
+const FAST = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 } as const;
+const keys = Array.from({ length: 300 }, (_, i) => `ns-${i % 7}/app-${i}`);
+const CONFIG = { repo: 'https://git.example/ops.git', branch: 'main' };
+
+describe('shard members on the simulated cluster', () => {
+  let cluster: TestCluster;
+  let client: HttpKubeClient;
+  let set = 0;
+  const running: Array<{ abort: AbortController; done: Promise<unknown> }> = [];
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    client = await createKubeClient({ url: cluster.url });
+  });
+  afterEach(async () => {
+    for (const r of running.splice(0)) r.abort.abort();
+  });
+  afterAll(async () => {
+    client.close();
+    await cluster.stop();
+  });
+
+  const member = (shardSet: string, identity: string, extra: Partial<ShardMemberOptions> = {}): ShardMember =>
+    new ShardMember({ client, shardSet, namespace: 'baton-system', identity, config: CONFIG, ...FAST, ...extra });
+  /** Runs a member with work that lasts until the test ends (or the membership ends). */
+  const start = (m: ShardMember): Promise<Awaited<ReturnType<ShardMember['run']>>> => {
+    const abort = new AbortController();
+    const done = m.run((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })), abort.signal);
+    running.push({ abort, done });
+    return done;
+  };
+  const share = (m: ShardMember): string[] => keys.filter((k) => m.mayAct(k));
+
+  it('GIVEN three members THEN every instance belongs to exactly one of them, and each publishes the same view', async () => {
+    const name = `s${++set}`;
+    const ms = [member(name, 'a'), member(name, 'b'), member(name, 'c')];
+    for (const m of ms) void start(m);
+    await until(() => ms.every((m) => m.members.length === 3) && keys.every((k) => ms.filter((m) => m.mayAct(k)).length === 1), 10_000, 'three members sharing every instance');
+    for (const m of ms) expect(share(m).length).toBeGreaterThan(50);
+    const leases = await client.list('coordination.k8s.io/v1', 'Lease', 'baton-system', { labelSelector: `baton.dev/shard-set=${name}` });
+    expect(new Set(leases.items.map((l) => l.metadata.annotations?.['baton.dev/view']))).toEqual(new Set([[...ms.map((m) => m.id)].sort().join(',')]));
+  });
+
+  it('GIVEN a member with another branch WHEN it joins THEN it refuses clearly, deletes its lease, and the others keep every instance', async () => {
+    const name = `s${++set}`;
+    const a = member(name, 'a');
+    void start(a);
+    await until(() => keys.every((k) => a.mayAct(k)), 10_000, 'a alone owns everything');
+    const odd = member(name, 'odd', { config: { ...CONFIG, branch: 'staging' } });
+    const result = await start(odd);
+    expect(result.kind).toBe('refused');
+    const error = result.kind === 'refused' ? result.error : undefined;
+    expect(error).toBeInstanceOf(ShardError);
+    expect(error?.code).toBe('SHARD_CONFIG_MISMATCH');
+    expect(error?.message).toMatch(new RegExp(`shard set ${name}: member ${a.id} .* runs with repo=https://git.example/ops.git branch=main .*this agent has repo=https://git.example/ops.git branch=staging.*refusing to join`));
+    const leases = await client.list('coordination.k8s.io/v1', 'Lease', 'baton-system', { labelSelector: `baton.dev/shard-set=${name}` });
+    expect(leases.items.map((l) => l.metadata.name)).toEqual([a.lease.name]);
+    expect(keys.every((k) => a.mayAct(k))).toBe(true);
+  });
+
+  it('GIVEN a member whose wall clock is an hour behind THEN the others keep it live (renewals are observed, not compared across clocks)', async () => {
+    const name = `s${++set}`;
+    const a = member(name, 'a');
+    const skewed = member(name, 'skewed', { clock: { now: () => Date.now() - 3_600_000, sleep: (ms, signal) => realClock.sleep(ms, signal) } });
+    const ahead = member(name, 'ahead', { clock: { now: () => Date.now() + 3_600_000, sleep: (ms, signal) => realClock.sleep(ms, signal) } });
+    for (const m of [a, skewed, ahead]) void start(m);
+    await until(() => a.members.length === 3 && share(skewed).length > 0 && share(ahead).length > 0, 10_000, 'skewed members sharing');
+    // Three lease durations later (waited on a's own clock), the skewed members still hold their shares.
+    const since = performance.now();
+    await until(() => performance.now() - since > 3 * FAST.leaseDurationMs, 10_000, 'three lease durations');
+    expect(a.members.length).toBe(3);
+    expect(keys.every((k) => [a, skewed, ahead].filter((m) => m.mayAct(k)).length === 1)).toBe(true);
+  });
+
+  it('GIVEN a member that stops renewing THEN its share stays untouched until its lease expired by the others\' clocks, then moves to them', async () => {
+    const name = `s${++set}`;
+    const a = member(name, 'a');
+    void start(a);
+    await until(() => keys.every((k) => a.mayAct(k)), 10_000, 'a alone');
+    // b joins and publishes a view, then falls silent (no run loop: as if killed).
+    const b = member(name, 'b');
+    await b.join();
+    await until(() => a.members.length === 2 && keys.some((k) => b.claims(k)), 10_000, 'a sees b');
+    const bShare = keys.filter((k) => b.claims(k));
+    const silentSince = performance.now();
+    await until(() => bShare.every((k) => a.mayAct(k)), 10_000, 'a takes over b\'s share');
+    const waited = performance.now() - silentSince;
+    // Not before b's lease expired on a's clock (b's fence stopped its writes at its renew deadline, earlier still).
+    expect(b.fence.isLost).toBe(true);
+    expect(waited).toBeGreaterThanOrEqual(FAST.leaseDurationMs - 2 * FAST.retryPeriodMs);
+    expect(keys.every((k) => a.mayAct(k))).toBe(true);
+  });
+
+  it('GIVEN a member still finishing work on instances a newcomer wins THEN the newcomer waits until it let go, never acting at the same time', async () => {
+    const name = `s${++set}`;
+    const a = member(name, 'a');
+    let releaseStarted = false;
+    let finish: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => { finish = resolve; });
+    let moving: string[] = [];
+    let armed = false;
+    a.onRelease(async (keep) => {
+      // Armed once a acts on everything (its first view takes nothing from it).
+      if (!armed) return;
+      moving = keys.filter((k) => !keep(k));
+      if (moving.length === 0) return;
+      releaseStarted = true;
+      await finished; // a running step of one of them has not ended yet
+    });
+    void start(a);
+    await until(() => keys.every((k) => a.mayAct(k)), 10_000, 'a alone');
+    armed = true;
+    const b = member(name, 'b');
+    void start(b);
+    await until(() => releaseStarted, 10_000, 'a starts letting go');
+    // While a lets go: a no longer starts work on them, b may not act on them yet.
+    const overlap = (): string[] => keys.filter((k) => a.mayAct(k) && b.mayAct(k));
+    const check = setInterval(() => expect(overlap()).toEqual([]), 10);
+    try {
+      const since = performance.now();
+      await until(() => performance.now() - since > 3 * FAST.leaseDurationMs, 10_000, 'a while');
+      expect(moving.some((k) => b.mayAct(k))).toBe(false);
+      expect(moving.some((k) => a.mayAct(k))).toBe(false);
+      finish();
+      await until(() => moving.length > 0 && moving.every((k) => b.mayAct(k)), 10_000, 'b takes the moved instances');
+      expect(keys.every((k) => [a, b].filter((m) => m.mayAct(k)).length === 1)).toBe(true);
+    } finally {
+      clearInterval(check);
+    }
+  });
+
+  it('GIVEN a member that stops gracefully THEN its lease is deleted and the others take its share at once (before the lease duration)', async () => {
+    const name = `s${++set}`;
+    const a = member(name, 'a', { leaseDurationMs: 8000, renewDeadlineMs: 5000 });
+    const b = member(name, 'b', { leaseDurationMs: 8000, renewDeadlineMs: 5000 });
+    void start(a);
+    const abortB = new AbortController();
+    const doneB = b.run((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })), abortB.signal);
+    await until(() => a.members.length === 2 && keys.every((k) => [a, b].filter((m) => m.mayAct(k)).length === 1), 10_000, 'two members');
+    const since = performance.now();
+    abortB.abort();
+    expect((await doneB).kind).toBe('aborted');
+    await until(() => keys.every((k) => a.mayAct(k)), 10_000, 'a takes everything');
+    expect(performance.now() - since).toBeLessThan(8000);
+  });
+
+  it('GIVEN a bad shard set name THEN a clear error', () => {
+    expect(() => member('Bad_Name', 'x')).toThrow(/shard set name: expected a lowercase DNS label/);
+  });
+});
