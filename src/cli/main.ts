@@ -2,6 +2,7 @@
  * The CLI: a thin layer that parses flags into option objects and calls the same library functions
  * the agent calls. Each subcommand lives in its own file under commands/.
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, errorMessage } from '../errors.js';
 import { type CliIO, processIO } from './io.js';
@@ -25,7 +26,8 @@ function applyInheritedSettings(cmd: Command, io: CliIO): void {
   for (const sub of cmd.commands) applyInheritedSettings(sub, io);
 }
 
-export const BATON_VERSION = '0.1.0';
+/** The version of the installed package (package.json is two folders up from both src/cli and dist/cli). */
+export const BATON_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
