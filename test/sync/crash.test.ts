@@ -40,7 +40,7 @@ describe('an agent killed at random moments while plans run and others push', ()
 
   it('GIVEN SIGKILLs during plans and concurrent pushes WHEN the agent restarts THEN every plan completes and every plan end is in git log', async () => {
     const dataDir = join(sandbox.dir, 'agent-data');
-    const args = ['agent', '--repo', origin, '--data-dir', dataDir, '--concurrency', '1', '--interval', '300ms'];
+    const args = ['agent', '--git', origin, '--data-dir', dataDir, '--concurrency', '1', '--interval', '300ms'];
     for (let round = 0; round < 3; round++) {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args, '--kubeconfig', cluster.kubeconfigPath], { cwd: process.cwd(), env: sandbox.env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';

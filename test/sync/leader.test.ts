@@ -244,7 +244,7 @@ describe('baton agent with leader election and signature verification', () => {
   it('GIVEN --verify-signatures WHEN the commit is unsigned THEN no plan runs and the refusal is reported; a signed commit then deploys', async () => {
     const once = async (...extra: string[]): Promise<CliIO & { out: string; err: string }> => {
       const io = capture();
-      await main(['node', 'baton', 'agent', '--repo', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'verify-data'), '--verify-signatures', allowed, ...extra], io);
+      await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'verify-data'), '--verify-signatures', allowed, ...extra], io);
       return io;
     };
     const unsignedCommit = execFileSync('git', ['--git-dir', origin, 'rev-parse', 'main'], { env: sandbox.env }).toString().trim();
