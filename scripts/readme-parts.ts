@@ -22,6 +22,7 @@ const PARTS: { file: string; demote: boolean }[] = [
   { file: 'cluster-store.md', demote: true },
   { file: 'catalog.md', demote: true },
   { file: 'import.md', demote: true },
+  { file: 'reliability.md', demote: true },
   { file: 'README.tail.md', demote: false },
 ];
 

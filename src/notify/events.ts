@@ -1,8 +1,8 @@
 /**
  * What notifications report: one event per plan result of an instance, built from the agent's run
- * outcomes (`fromOutcome`). `drift-repaired` and `recovery-acted` are part of the format so that
- * providers can subscribe to them already; the agent emits them once drift detection and recovery
- * report their actions through the same listener.
+ * outcomes (`fromOutcome`). Drift repairs and recovery actions are runs of the pseudo-plans `repair`
+ * and `recovery` (docs/drift.md, docs/recovery.md): a completed one is reported as `drift-repaired` or
+ * `recovery-acted`, a failed one as `plan-failed` like any plan.
  */
 import type { NotificationDecl } from '../render/schemas.js';
 
@@ -23,6 +23,10 @@ export interface NotifyEvent {
   tenant?: string;
 }
 
+/** The pseudo-plans drift repairs and recovery actions run as. */
+const REPAIR_PLAN = 'repair';
+const RECOVERY_PLAN = 'recovery';
+
 /** The agent's outcome of one instance's turn (a subset of sync/instance-run.ts RunOutcome). */
 export type OutcomeLike =
   | { kind: 'complete'; plan: string }
@@ -35,6 +39,8 @@ export function fromOutcome(outcome: OutcomeLike, instance: NotifyEvent['instanc
   const base = { instance, at, ...(commit !== undefined ? { commit } : {}) };
   switch (outcome.kind) {
     case 'complete':
+      if (outcome.plan === REPAIR_PLAN) return { ...base, type: 'drift-repaired', plan: outcome.plan, message: 'drifted objects repaired' };
+      if (outcome.plan === RECOVERY_PLAN) return { ...base, type: 'recovery-acted', plan: outcome.plan, message: 'recovery acted' };
       return { ...base, type: 'plan-completed', plan: outcome.plan, message: `${outcome.plan} completed` };
     case 'failed':
       return { ...base, type: 'plan-failed', plan: outcome.plan, message: `${outcome.plan} failed: ${outcome.message}` };

@@ -11,6 +11,7 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
 import { z } from 'zod';
 import { SecretsError } from './errors.js';
+import { compileRepoPattern } from '../render/pattern.js';
 
 export type YamlPath = (string | number)[];
 
@@ -121,18 +122,23 @@ function stanzasOf(metadata: SopsMetadata): { recipient: string; enc: string }[]
 interface Rules {
   unencryptedSuffix: string | undefined;
   encryptedSuffix: string | undefined;
-  unencryptedRegex: RegExp | undefined;
-  encryptedRegex: RegExp | undefined;
+  unencryptedRegex: KeyPattern | undefined;
+  encryptedRegex: KeyPattern | undefined;
 }
 
-function regex(source: string | null | undefined, field: string): RegExp | undefined {
+interface KeyPattern {
+  test(key: string): boolean;
+}
+
+/**
+ * sops compiles these with Go's regexp, which is RE2: so does Baton (linear time, so a pattern from a
+ * repository cannot freeze the agent). Unanchored, as Go's regexp.MatchString.
+ */
+function regex(source: string | null | undefined, field: string): KeyPattern | undefined {
   if (!source) return undefined;
-  try {
-    // Go's regexp.Match finds a match anywhere, as RegExp.test does.
-    return new RegExp(source);
-  } catch {
-    throw new SecretsError('SOPS_INVALID', `sops.${field} is not a regular expression Baton can read: ${source}`, ['sops', field]);
-  }
+  const compiled = compileRepoPattern(source);
+  if (!compiled.ok) throw new SecretsError('SOPS_INVALID', `sops.${field} is not a regular expression Baton can read: ${source}: ${compiled.reason}`, ['sops', field]);
+  return compiled;
 }
 
 function encryptionRules(m: SopsMetadata): Rules {

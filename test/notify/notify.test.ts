@@ -257,4 +257,13 @@ describe('dispatching', () => {
     expect(sent).toEqual(['plan-completed', 'plan-failed', 'refused']);
     expect(fromOutcome({ kind: 'removed', message: 'gone' }, { namespace: 'a', name: 'b' }, undefined, at)).toBeUndefined();
   });
+
+  it('a completed drift repair is reported as drift-repaired, a completed recovery as recovery-acted, a failed one as plan-failed', () => {
+    const at = '2026-03-01T03:00:00Z';
+    const i = { namespace: 'shop', name: 'db' };
+    expect(fromOutcome({ kind: 'complete', plan: 'repair' }, i, undefined, at)?.type).toBe('drift-repaired');
+    expect(fromOutcome({ kind: 'complete', plan: 'recovery' }, i, undefined, at)?.type).toBe('recovery-acted');
+    expect(fromOutcome({ kind: 'failed', plan: 'repair', message: 'x' }, i, undefined, at)?.type).toBe('plan-failed');
+    expect(fromOutcome({ kind: 'complete', plan: 'deploy' }, i, undefined, at)?.type).toBe('plan-completed');
+  });
 });

@@ -1,36 +1,34 @@
 /**
- * A tiny figures printer for the reliability suites of issue #11 items 6-12 (bad input, sandbox escapes,
- * secret leaks), usable standalone with vitest until the shared harness (`npm run test:reliability`)
- * takes them over: each suite counts its tries and prints, once at the end, one line
- * `{"suite", "tries", "clean", "defects"}`. A try is clean when every assertion of it held.
+ * Figures for the suites whose tries are vitest test cases (bad input, sandbox escapes, secret leaks):
+ * `run` wraps one try (clean when its body completes; the failure is kept as a defect and rethrown so the
+ * test fails too), `print` reports through `reportFigures` once at the end, so these suites appear in the
+ * summary table of `npm run test:reliability` like the others.
  */
-export interface Figures {
-  suite: string;
-  tries: number;
-  clean: number;
-  defects: number;
-}
+import { errorMessage } from '../../src/errors.js';
+import { reportFigures } from './figures.js';
 
 export class FigureCounter {
   private tries = 0;
   private clean = 0;
+  private readonly defects: string[] = [];
 
   constructor(private readonly suite: string) {}
 
   /** Runs one try: counted clean when `body` completes, a defect when it throws (the error is rethrown). */
   async run<T>(body: () => Promise<T> | T): Promise<T> {
     this.tries++;
-    const out = await body();
-    this.clean++;
-    return out;
+    try {
+      const out = await body();
+      this.clean++;
+      return out;
+    } catch (err) {
+      this.defects.push(errorMessage(err).split('\n')[0] ?? 'failed');
+      throw err;
+    }
   }
 
-  figures(): Figures {
-    return { suite: this.suite, tries: this.tries, clean: this.clean, defects: this.tries - this.clean };
-  }
-
-  /** Prints the figures line (call from afterAll). */
+  /** Prints the figures line and adds it to the summary (call from afterAll). */
   print(): void {
-    process.stdout.write(`${JSON.stringify(this.figures())}\n`);
+    reportFigures({ suite: this.suite, tries: this.tries, clean: this.clean, defects: this.defects });
   }
 }

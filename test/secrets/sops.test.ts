@@ -96,6 +96,21 @@ describe('files written per the SOPS format', () => {
     expect((await failure(decryptSops(text.replace('REPLICAS: 2', 'REPLICAS: 3'), keys))).code).toBe('SOPS_MAC_MISMATCH');
   });
 
+  it('encrypted_regex runs on RE2 as in sops (Go): a catastrophic pattern does not freeze the reader, ECMAScript-only syntax is refused', async () => {
+    const identity = await generateIdentity();
+    const key = `${'a'.repeat(40)}!`;
+    const text = await sopsEncrypt({ params: { [key]: 'readable', PASSWORD: 'hunter2-long' } }, { recipients: [await identityToRecipient(identity)], encryptedRegex: '^PASSWORD$' });
+    expect(text).toContain('encrypted_regex: ^PASSWORD$');
+    const keys = await AgeKeyring.parse(identity, 'keys.txt');
+    // With V8's backtracking engine, ^(PASSWORD|(a+)+)$ against 40 a's and a '!' does not finish in hours.
+    const catastrophic = text.replace('encrypted_regex: ^PASSWORD$', () => "encrypted_regex: '^(PASSWORD|(a+)+)$'");
+    expect((await decryptSops(catastrophic, keys)).value).toEqual({ params: { [key]: 'readable', PASSWORD: 'hunter2-long' } });
+    const lookahead = text.replace('encrypted_regex: ^PASSWORD$', () => "encrypted_regex: '^(?=P)PASSWORD$'");
+    const err = await failure(decryptSops(lookahead, keys));
+    expect(err.code).toBe('SOPS_INVALID');
+    expect(err.message).toContain('encrypted_regex');
+  });
+
   it('with mac_only_encrypted, readable values may change; encrypted ones may not', async () => {
     const identity = await generateIdentity();
     const text = await sopsEncrypt({ params: { REPLICAS: 2, PASSWORD: 'hunter2-long' } }, { recipients: [await identityToRecipient(identity)], encryptedRegex: '^PASSWORD$', macOnlyEncrypted: true });
