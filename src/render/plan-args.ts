@@ -22,8 +22,7 @@ export function checkPlanArgs(fw: Framework, planName: string, given: Readonly<R
   if (!plan) return { ok: true, args: { ...given } };
   const src = fw.frameworkSource;
   const declared = plan.args ?? [];
-  const at = (path: (string | number)[], message: string, code: string): Problem =>
-    problem({ code, file: src.file, path, ...src.locate(path, true), message });
+  const at = (path: (string | number)[], found: { code: string; message: string }): Problem => problem({ ...found, file: src.file, path, ...src.locate(path, true) });
   const argsPath = plan.args !== undefined ? ['plans', planName, 'args'] : ['plans', planName];
   const known = declared.length > 0 ? declared.map((d) => d.name).join(', ') : 'none';
   const problems: Problem[] = [];
@@ -32,15 +31,15 @@ export function checkPlanArgs(fw: Framework, planName: string, given: Readonly<R
     const index = declared.findIndex((d) => d.name === name);
     const decl = declared[index];
     if (decl === undefined) {
-      problems.push(at(argsPath, `argument ${name}: plan ${planName} of framework ${fw.name} ${fw.version} does not take it (arguments: ${known})`, 'PLAN_ARG_UNKNOWN'));
+      problems.push(at(argsPath, { code: 'PLAN_ARG_UNKNOWN', message: `argument ${name}: plan ${planName} of framework ${fw.name} ${fw.version} does not take it (arguments: ${known})` }));
       continue;
     }
     const path = ['plans', planName, 'args', index];
     const reads = READS_AS[decl.type];
     if (!reads.test(value)) {
-      problems.push(at(path, `argument ${name}: expected ${reads.expected} (type ${decl.type}), got ${JSON.stringify(value)}`, 'PLAN_ARG_TYPE'));
+      problems.push(at(path, { code: 'PLAN_ARG_TYPE', message: `argument ${name}: expected ${reads.expected} (type ${decl.type}), got ${JSON.stringify(value)}` }));
     } else if (decl.enum !== undefined && !decl.enum.some((e) => String(e) === value.trim())) {
-      problems.push(at(path, `argument ${name}: expected one of ${decl.enum.map((e) => JSON.stringify(String(e))).join(', ')}, got ${JSON.stringify(value)}`, 'PLAN_ARG_ENUM'));
+      problems.push(at(path, { code: 'PLAN_ARG_ENUM', message: `argument ${name}: expected one of ${decl.enum.map((e) => JSON.stringify(String(e))).join(', ')}, got ${JSON.stringify(value)}` }));
     } else {
       args[name] = value;
     }
@@ -49,7 +48,7 @@ export function checkPlanArgs(fw: Framework, planName: string, given: Readonly<R
     if (decl.name in given) continue;
     if (decl.default !== undefined) args[decl.name] = String(decl.default);
     else if (decl.required) {
-      problems.push(at(['plans', planName, 'args', index], `argument ${decl.name} is required by plan ${planName}${decl.description ? ` (${decl.description})` : ''}: pass --arg ${decl.name}=VALUE`, 'PLAN_ARG_MISSING'));
+      problems.push(at(['plans', planName, 'args', index], { code: 'PLAN_ARG_MISSING', message: `argument ${decl.name} is required by plan ${planName}${decl.description ? ` (${decl.description})` : ''}: pass --arg ${decl.name}=VALUE` }));
     }
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, args };
