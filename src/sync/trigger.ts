@@ -11,6 +11,8 @@ import { GitPushRejectedError } from '../git/errors.js';
 import { formatMessage } from '../git/trailers.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
+import { loadInstance, loadInstanceFramework, type FileTree } from '../render/index.js';
+import { checkPlanArgs } from '../render/plan-args.js';
 import { openRepository, type RepoLocation } from './repo-access.js';
 import { formatRequest, requestPath } from './request-file.js';
 import type { InstanceKey } from './status-file.js';
@@ -31,6 +33,26 @@ export interface TriggerResult {
   pushed: boolean;
 }
 
+/**
+ * The plan and its arguments checked against the instance's framework version at the branch tip, so
+ * a misspelt plan or argument is refused now rather than by the agent after the commit is pushed.
+ * An instance or framework that does not load is left to the agent (it reports that in status).
+ */
+async function checkRequest(tree: FileTree, file: string, input: TriggerInput): Promise<void> {
+  const inst = await loadInstance(tree, file);
+  if (!inst.ok) return;
+  const fw = await loadInstanceFramework(tree, inst.value);
+  if (!fw.ok) return;
+  const plans = Object.keys(fw.value.decl.plans).sort();
+  if (!plans.includes(input.plan)) {
+    throw new BatonError('PLAN_UNKNOWN', `framework ${fw.value.name} ${fw.value.version} has no plan "${input.plan}" (plans: ${plans.join(', ')})`, { plan: input.plan });
+  }
+  const checked = checkPlanArgs(fw.value, input.plan, input.args);
+  if (!checked.ok) {
+    throw new BatonError(checked.problems[0]?.code ?? 'PLAN_ARG_INVALID', checked.problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join('; '), { plan: input.plan });
+  }
+}
+
 export async function triggerPlan(location: RepoLocation, input: TriggerInput): Promise<TriggerResult> {
   const id = `r-${(input.now ?? new Date()).toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
   const file = requestPath(input.instance);
@@ -45,6 +67,7 @@ export async function triggerPlan(location: RepoLocation, input: TriggerInput): 
   if ((await tree.id(`instances/${who}.yaml`)) === undefined) {
     throw new BatonError('INSTANCE_UNKNOWN', `instances/${who}.yaml does not exist on ${location.branch}: name the instance as <namespace>/<name>`, { instance: who });
   }
+  await checkRequest(tree, `instances/${who}.yaml`, input);
   const worktree = repo.worktree;
   if (worktree !== undefined) {
     // A working clone: commit only the request file, with the user's own git identity.

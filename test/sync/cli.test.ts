@@ -69,6 +69,8 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
     [['plan', 'trigger', 'app', 'backup'], 'expected <namespace>/<name>', 2],
     [['plan', 'trigger', 'team/app', 'backup', '--arg', 'NOEQUALS'], 'expected KEY=VALUE', 2],
     [['plan', 'trigger', 'team/ghost', 'backup'], 'instances/team/ghost.yaml does not exist', 1],
+    [['plan', 'trigger', 'team/app', 'bakcup'], 'has no plan "bakcup" (plans: backup, deploy)', 1],
+    [['plan', 'trigger', 'team/app', 'backup', '--arg', 'LABLE=x'], 'argument LABLE: plan backup of framework web 1.0.0 does not take it (arguments: LABEL)', 1],
     [['agent', '--once', '--interval', 'soon', '--git', '/nonexistent'], 'expected a duration', 2],
     [['history', '--limit', '0'], '--limit expects a whole number', 2],
   ])('refuses bad input %j with a clear error', async (args, message, code) => {
