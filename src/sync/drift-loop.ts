@@ -16,7 +16,7 @@ import { driftReporter, liveEvents, OneCommitEach, recordDriftCheck, recordRepai
 import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, type DesiredInstance } from './scan.js';
 import type { InstanceKey, InstanceStatus } from './status-file.js';
-import { driftSectionOf, healthSectionOf, sameLive } from './status-sections.js';
+import { driftSectionOf, healthAfterRepair, healthSectionOf, sameLive } from './status-sections.js';
 
 /** What the drift loop needs from the agent. */
 export interface DriftHost {
@@ -144,7 +144,7 @@ export class DriftLoop {
     const deps = this.host.deps();
     return this.host.asWorker(c.instance.key, `repair drift: ${result.objects.length} object${result.objects.length === 1 ? '' : 's'}`, c.desired, async (signal) => {
       const latest = this.host.status(id) ?? c.status;
-      const repairReporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, latest, checkpoint, () => this.sectionsAfterRepair(sections, c.instance), sensitive);
+      const repairReporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, latest, checkpoint, () => this.sectionsAfterRepair(sections, c.instance, repairReporter.checkpoint), sensitive);
       const commits = new OneCommitEach(deps.writer);
       const listeners = [repairListener(repairReporter, commits), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []), ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => sensitive)] : [])];
       const onEvent = (e: Parameters<(typeof listeners)[number]>[0]): void => { for (const l of listeners) l(e); };
@@ -160,7 +160,15 @@ export class DriftLoop {
   }
 
   /** After a repair the drift section lists what is still drifted (the next sweep confirms it). */
-  private sectionsAfterRepair(before: LiveSections, i: KeeperInstance): LiveSections {
+  private sectionsAfterRepair(before: LiveSections, i: KeeperInstance, cp: Checkpoint | undefined): LiveSections {
+    const sections = this.sectionsAfterSweep(before, i);
+    // Written as the repair ends, perhaps before the keeper has its result: the checkpoint says what was re-applied.
+    const repair = cp?.repair;
+    if (sections.health === undefined || repair?.last?.state.status !== 'COMPLETE' || repair.objects === undefined) return sections;
+    return { ...sections, health: healthAfterRepair(sections.health, repair.objects) };
+  }
+
+  private sectionsAfterSweep(before: LiveSections, i: KeeperInstance): LiveSections {
     const result = this.keeper.result(i.key);
     return result ? { health: before.health ?? healthSectionOf(result), drift: driftSectionOf(result, i.settings.policy) } : before;
   }

@@ -46,6 +46,9 @@ export interface HealthSection {
   objects: { object: string; status: Exclude<HealthState, 'Healthy'>; message: string }[];
 }
 
+/** The status file lists at most this many unhealthy objects (drift/health.ts MAX_UNHEALTHY_LISTED). */
+const MAX_HEALTH_LISTED = 20;
+
 export type DriftState = 'InSync' | 'Drifted' | 'NotChecked' | 'Unknown';
 
 export interface DriftObjectStatus {
@@ -156,6 +159,23 @@ export function driftSectionOf(d: InstanceDrift, policy: SelfHealPolicy): DriftS
   }
   if (objects.length > 0) return { ...base, status: 'Drifted' };
   return { ...base, status: d.errors.length > 0 ? 'Unknown' : 'InSync' };
+}
+
+/**
+ * The health after a repair completed: the objects it re-applied (`Service shop/web missing`, as the
+ * checkpoint's repair record names them) passed their readiness gates, so they are no longer unhealthy;
+ * the instance takes the worst of the objects that remain. When the list was cut at its bound and nothing
+ * listed remains, the status is kept (unlisted objects may still be unhealthy); the next sweep measures.
+ */
+export function healthAfterRepair(health: HealthSection, repaired: readonly string[]): HealthSection {
+  const fixed = (object: string): boolean => repaired.some((r) => r === object || r.startsWith(`${object} `));
+  const objects = health.objects.filter((o) => !fixed(o.object));
+  if (objects.length === health.objects.length) return health;
+  const cut = health.objects.length >= MAX_HEALTH_LISTED;
+  if (objects.length === 0 && cut) return { ...health, objects };
+  const order: readonly HealthState[] = ['Healthy', 'Progressing', 'Missing', 'Degraded', 'Unknown'];
+  const status = objects.reduce<HealthState>((worst, o) => (order.indexOf(o.status) > order.indexOf(worst) ? o.status : worst), 'Healthy');
+  return { ...health, status, objects };
 }
 
 /** Whether two sections say the same apart from when they were checked (no commit for a check that found nothing new). */

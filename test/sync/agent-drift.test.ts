@@ -84,6 +84,10 @@ describe('the agent keeps the cluster at the desired state', () => {
     expect(repairs.map((h) => h.event).reverse()).toEqual(['plan-started', 'plan-complete']);
     expect(new Set(repairs.map((h) => h.runId)).size).toBe(1);
     expect(repairs[0]?.driftObjects).toEqual(['PodDisruptionBudget heal/site missing', 'Service heal/site missing']);
+    // The completed repair re-created the objects and waited on their gates: its commit and the status do
+    // not claim they are still Missing (they did before: the health of the sweep that found the drift).
+    expect(repairs[0]?.health).toBe('Healthy');
+    expect(status.health?.status).toBe('Healthy');
     expect(history.find((h) => h.event === 'drift-checked')?.summary).toBe('heal/site: drift: PodDisruptionBudget heal/site missing; Service heal/site missing; health Missing');
   });
 

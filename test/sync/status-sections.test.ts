@@ -6,6 +6,7 @@ import type { PlanRun } from '../../src/plans/state.js';
 import { SCHEMA_BASE_URL } from '../../src/render/json-schema.js';
 import { buildStatus, formatStatus, parseStatus } from '../../src/sync/status-file.js';
 import { statusJsonSchema, statusSchema } from '../../src/sync/status-schema.js';
+import { healthAfterRepair, type HealthSection } from '../../src/sync/status-sections.js';
 
 const run = (id: string, plan: string, status: 'COMPLETE' | 'FATAL_ERROR' | 'IN_PROGRESS', at: string): PlanRun => ({
   id, plan, reason: plan === 'update' ? 'values changed: REPLICAS' : 'requested (r-1)', args: {}, frameworkVersion: '1.0.0', strategy: 'serial',
@@ -62,5 +63,29 @@ describe('the status file sections', () => {
 
   it('schemas/status.json matches the zod schema (run: npx tsx scripts/gen-schemas.ts)', () => {
     expect(readFileSync(new URL('../../schemas/status.json', import.meta.url), 'utf8')).toBe(statusJsonSchema(SCHEMA_BASE_URL));
+  });
+});
+
+describe('health after a completed repair', () => {
+  const at = '2026-03-01T03:00:00.000Z';
+  const health = (objects: HealthSection['objects']): HealthSection => ({ status: 'Missing', checkedAt: at, objects });
+  const missing = (object: string): HealthSection['objects'][number] => ({ object, status: 'Missing', message: 'not found' });
+
+  it('the re-applied objects are no longer unhealthy; the instance takes the worst of what remains', () => {
+    const before = health([missing('Service shop/web'), { object: 'Deployment shop/web', status: 'Progressing', message: '1/2 ready' }]);
+    expect(healthAfterRepair(before, ['Service shop/web missing'])).toEqual({ status: 'Progressing', checkedAt: at, objects: [{ object: 'Deployment shop/web', status: 'Progressing', message: '1/2 ready' }] });
+    expect(healthAfterRepair(health([missing('Service shop/web')]), ['Service shop/web missing'])).toEqual({ status: 'Healthy', checkedAt: at, objects: [] });
+  });
+
+  it('an object with a similar name is not taken for a repaired one; nothing repaired leaves the section as it was', () => {
+    const before = health([missing('Service shop/web-2')]);
+    expect(healthAfterRepair(before, ['Service shop/web missing'])).toBe(before);
+  });
+
+  it('a list cut at its bound keeps its status when nothing listed remains (unlisted objects may be unhealthy)', () => {
+    const listed = Array.from({ length: 20 }, (_, i) => missing(`Service shop/s${i}`));
+    const after = healthAfterRepair(health(listed), listed.map((o) => `${o.object} missing`));
+    expect(after.status).toBe('Missing');
+    expect(after.objects).toEqual([]);
   });
 });
