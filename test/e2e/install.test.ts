@@ -27,7 +27,7 @@ beforeAll(async () => {
   tarball = join(work, info?.filename ?? '');
   await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', tarball], { cwd: work, env, maxBuffer: 64 << 20 });
   await run('mkdir', ['-p', outside]);
-}, 300_000);
+}, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
