@@ -25,7 +25,8 @@ export interface NotifyEvent {
 
 /** The pseudo-plans drift repairs and recovery actions run as. */
 const REPAIR_PLAN = 'repair';
-const RECOVERY_PLAN = 'recovery';
+/** Recovery's runs: the framework plan `recovery` and the pod actions (docs/recovery.md). */
+const RECOVERY_PLANS: ReadonlySet<string> = new Set(['recovery', 'pod-restart', 'pod-replace', 'decommission']);
 
 /** The agent's outcome of one instance's turn (a subset of sync/instance-run.ts RunOutcome). */
 export type OutcomeLike =
@@ -40,7 +41,7 @@ export function fromOutcome(outcome: OutcomeLike, instance: NotifyEvent['instanc
   switch (outcome.kind) {
     case 'complete':
       if (outcome.plan === REPAIR_PLAN) return { ...base, type: 'drift-repaired', plan: outcome.plan, message: 'drifted objects repaired' };
-      if (outcome.plan === RECOVERY_PLAN) return { ...base, type: 'recovery-acted', plan: outcome.plan, message: 'recovery acted' };
+      if (RECOVERY_PLANS.has(outcome.plan)) return { ...base, type: 'recovery-acted', plan: outcome.plan, message: outcome.plan === 'recovery' ? 'recovery acted' : `${outcome.plan} completed` };
       return { ...base, type: 'plan-completed', plan: outcome.plan, message: `${outcome.plan} completed` };
     case 'failed':
       return { ...base, type: 'plan-failed', plan: outcome.plan, message: `${outcome.plan} failed: ${outcome.message}` };

@@ -90,7 +90,34 @@ export interface Checkpoint {
   refusal?: Refusal;
   /** Drift repairs (src/drift/): the last repair run, and objects another field manager keeps changing back. */
   repair?: RepairRecord;
+  /** Pod actions (src/recovery/): restarts, replacements and decommissions, asked for or automatic. */
+  pods?: PodActionsRecord;
 }
+
+/**
+ * The last pod action, a run of a pseudo-plan (`pod-restart`, `pod-replace`, `decommission`; never the
+ * active run), and the recent actions per pod, which recovery's limits are counted on.
+ */
+export interface PodActionsRecord {
+  last?: PlanRun;
+  /** Newest first, bounded (POD_ACTIONS_LIMIT). */
+  recent: PodActionEntry[];
+  /** Claims (by uid) a decommission already handled, so a plan per removed pod runs once. */
+  decommissioned?: string[];
+}
+
+export interface PodActionEntry {
+  pod: string;
+  action: 'restart' | 'replace' | 'plan' | 'decommission';
+  at: string;
+  runId: string;
+  /** Who started it: `recovery` (automatic) or the person / request that asked. */
+  by: string;
+  /** When the pod's not-ready episode began (recovery escalates from restart to replace on it). */
+  notReadySince?: string;
+}
+
+export const POD_ACTIONS_LIMIT = 50;
 
 export interface RepairRecord {
   /** The last repair, a run of the pseudo-plan `repair` (never the active run: it does not apply the desired state). */

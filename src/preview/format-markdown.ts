@@ -2,6 +2,7 @@
  * The preview as Markdown fit for a pull-request comment: a summary table first, then one section per
  * instance with its steps. Diffs longer than a screen fold into <details> so the comment stays readable.
  */
+import { scaleDownLine } from './format-text.js';
 import { refLabel } from '../kube/object.js';
 import type { InstancePreview, LiveChange, ObjectChange, PreviewReport, ScheduleChange, StepPreview } from './types.js';
 
@@ -52,7 +53,7 @@ function instanceSection(inst: InstancePreview): string[] {
     case 'run':
       for (const r of inst.reasons) out.push(`- ${escapeMd(r)}`);
       for (const w of inst.warnings) out.push(`- ⚠️ ${escapeMd(w)}`);
-      out.push('', ...steps(inst.steps), ...pruned(inst.pruned), ...schedules(inst.schedules));
+      out.push('', ...steps(inst.steps), ...pruned(inst.pruned), ...scaleDowns(inst.scaleDowns ?? []), ...schedules(inst.schedules));
       if (inst.live) out.push(...live(inst.live));
       return out;
   }
@@ -90,6 +91,11 @@ function fenced(title: string, lang: string, body: string): string[] {
 function pruned(refs: { kind: string; name: string; namespace?: string; apiVersion: string }[]): string[] {
   if (refs.length === 0) return [];
   return ['**Pruned after the plan completes:**', '', ...refs.map((r) => `- 🗑️ ${refLabel(r)}`), ''];
+}
+
+function scaleDowns(list: readonly Parameters<typeof scaleDownLine>[0][]): string[] {
+  if (list.length === 0) return [];
+  return ['**Scale-down:**', '', ...list.map((d) => `- ${d.volumes === 'delete' && d.claims.length > 0 ? '🗑️' : '📦'} ${escapeMd(scaleDownLine(d))}`), ''];
 }
 
 function schedules(list: ScheduleChange[]): string[] {

@@ -31,9 +31,17 @@ function instanceText(inst: InstancePreview): string[] {
       }
     }
     for (const r of inst.pruned) out.push(`  prune ${refLabel(r)}`);
+    if (inst.outcome === 'run') for (const d of inst.scaleDowns ?? []) out.push(`  scale-down ${scaleDownLine(d)}`);
   }
   if (inst.outcome === 'run' || inst.outcome === 'no-plan') {
     for (const s of inst.schedules) out.push(`  schedule ${s.plan} ${s.change}: ${s.cron} (${s.timezone}) next ${s.nextRuns.join(', ') || '-'}`);
   }
   return out;
+}
+
+/** `StatefulSet cache-replica: removes cache-replica-2, cache-replica-1; deletes claims data-cache-replica-2, data-cache-replica-1 once it completed`. */
+export function scaleDownLine(d: { statefulSet: string; pods: string[]; claims: string[]; volumes: 'keep' | 'delete'; plan?: string }): string {
+  const plan = d.plan ? `runs plan ${d.plan} per removed pod, then ` : '';
+  const claims = d.claims.length === 0 ? 'no claims' : d.volumes === 'delete' ? `deletes claims ${d.claims.join(', ')} once it completed` : `keeps claims ${d.claims.join(', ')} (decommission.volumes: keep)`;
+  return `StatefulSet ${d.statefulSet}: removes ${d.pods.join(', ')}; ${plan}${claims}`;
 }

@@ -14,6 +14,7 @@ import { liveChanges } from './live.js';
 import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.js';
 import { appliedObjects, renderLoaded } from './render-objects.js';
 import { diffSchedules } from './schedules.js';
+import { scaleDowns } from '../recovery/decommission.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { planViolations } from '../tenancy/rules.js';
 import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
@@ -153,6 +154,9 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
     pruned: prunedRefs(baseObjects, headObjects),
     schedules,
   };
+  const decommission = after.framework.decl.decommission;
+  const downs = scaleDowns(baseObjects, headObjects).map((d) => ({ ...d, volumes: decommission?.volumes ?? 'keep', ...(decommission?.plan ? { plan: decommission.plan } : {}) }));
+  if (downs.length > 0) preview.scaleDowns = downs;
   if (input.live) preview.live = await liveChanges(input.live, appliedObjects(headPlan.plan), mask);
   return preview;
 }

@@ -40,6 +40,16 @@ export type LiveChange =
   | { change: 'unchanged'; ref: ObjectRef }
   | { change: 'error'; ref: ObjectRef; message: string };
 
+export interface ScaleDownPreview {
+  statefulSet: string;
+  pods: string[];
+  claims: string[];
+  /** `delete`: the claims are deleted once the scale-down completed; `keep`: they stay (the default). */
+  volumes: 'keep' | 'delete';
+  /** A plan run once per removed pod first (`decommission.plan`). */
+  plan?: string;
+}
+
 export type InstancePreview =
   | {
       outcome: 'run';
@@ -52,6 +62,8 @@ export type InstancePreview =
       pruned: ObjectRef[];
       schedules: ScheduleChange[];
       live?: LiveChange[];
+      /** StatefulSets scaled down, and what the framework's `decommission:` does with the removed replicas (docs/recovery.md). */
+      scaleDowns?: ScaleDownPreview[];
     }
   | { outcome: 'remove'; instance: InstanceId; cleanupPlan: string | null; steps: StepPreview[]; pruned: ObjectRef[] }
   | { outcome: 'refused'; instance: InstanceId; code: string; message: string; details: string[] }

@@ -5,6 +5,7 @@
  */
 import type { Framework } from './model.js';
 import { checkParamValue } from './params.js';
+import { lifecycleProblems } from './lifecycle-checks.js';
 import { compileRepoPattern } from './pattern.js';
 import { problem, type Problem } from './problems.js';
 import type { SourceFile, YamlPath } from './source.js';
@@ -54,7 +55,7 @@ export function frameworkProblems(fw: Framework): Problem[] {
   if (fw.decl.namespaceManifest !== undefined && !fw.templates.has(fw.decl.namespaceManifest)) {
     out.push(problem({ code: 'TEMPLATE_MISSING', ...at(src, file, ['namespaceManifest']), message: `namespaceManifest names template ${fw.decl.namespaceManifest}, which does not exist in ${fw.dir}/templates` }));
   }
-  out.push(...templateWarnings(fw), ...paramProblems(fw));
+  out.push(...templateWarnings(fw), ...paramProblems(fw), ...lifecycleProblems(fw));
   return out;
 }
 

@@ -22,8 +22,9 @@ export {
   loadInstance,
   loadSettings,
 } from './repository.js';
-export type { FrameworkDecl, InstanceDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
-export { API_VERSION, requestSchema } from './schemas.js';
+export type { DecommissionDecl, FrameworkDecl, InstanceDecl, RecoveryDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
+export { API_VERSION, requestSchema, REQUEST_ACTIONS, REQUEST_FIELDS } from './schemas.js';
+export type { RequestAction, RequestField, RequestItemDecl } from './schemas.js';
 export type { ParamValues, ResolvedParams } from './params.js';
 export { isRequired, resolveParams } from './params.js';
 export type { RenderPlanInput, RenderResult } from './plan.js';
@@ -41,6 +42,7 @@ export type { BatchAction, ReadinessRule, RenderedPhase, RenderedPlan, RenderedS
 export type { ValidateScope, ValidationReport } from './validate.js';
 export { validateFramework, validateInstance, validateRepository } from './validate.js';
 export { frameworkProblems } from './framework-checks.js';
+export { DEFAULT_RECOVERY_PLAN } from './lifecycle-checks.js';
 export type { FormatOptions } from './format.js';
 export { formatProblem, formatProblems } from './format.js';
 export { scheduleProblems, isValidTimezone } from './schedules.js';

@@ -83,6 +83,33 @@ export const readinessSchema = z.strictObject({
   field: z.strictObject({ path: z.string().min(1), ready: z.array(scalar).min(1), failed: z.array(scalar).optional() }).optional(),
 });
 
+/**
+ * What the agent does about a pod of the instance that stays not ready (docs/recovery.md): restart it
+ * after `transientTimeout`, replace it (new claims, possibly another node) or run a plan after
+ * `permanentTimeout`, within the limits.
+ */
+export const recoverySchema = z.strictObject({
+  transientTimeout: duration.optional().describe('not ready longer than this: the pod is restarted (default 5m; absent with permanentTimeout only: never restarted)'),
+  permanentTimeout: duration.optional().describe('not ready longer than this: the permanent action runs (default: none)'),
+  permanent: z.enum(['replace', 'plan']).default('replace').describe('replace: the pod and its claims are deleted so it comes back on new storage; plan: the framework plan `plan` runs with POD=<pod>'),
+  plan: z.string().min(1).optional().describe('with permanent: plan, the plan to run (default recovery)'),
+  limits: z
+    .strictObject({
+      podInterval: duration.optional().describe('at least this long between two actions on one pod (default 10m)'),
+      maxActionsPerHour: z.number().int().min(1).max(1000).optional().describe('actions on the instance per hour at most (default 6)'),
+      maxPods: z.number().int().min(1).max(100).optional().describe('pods acted on in one recovery run (default 1: never more than one member of a quorum)'),
+    })
+    .optional(),
+});
+export type RecoveryDecl = z.output<typeof recoverySchema>;
+
+/** What happens to a replica removed by a scale-down (docs/recovery.md): its claims kept or deleted, a plan per removed pod. */
+export const decommissionSchema = z.strictObject({
+  volumes: z.enum(['keep', 'delete']).default('keep').describe('the removed replica\'s PersistentVolumeClaims: kept (default) or deleted once the scale-down completed'),
+  plan: z.string().min(1).optional().describe('a plan run once per removed pod (POD=<pod>) before its claims are handled'),
+});
+export type DecommissionDecl = z.output<typeof decommissionSchema>;
+
 export const frameworkSchema = z
   .strictObject({
     $schema: schemaRef,
@@ -99,6 +126,8 @@ export const frameworkSchema = z
     tasks: z.array(taskSchema).default([]),
     plans: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'plan names are lowercase words joined by "-"'), planSchema),
     readiness: z.array(readinessSchema).optional(),
+    recovery: recoverySchema.optional().describe('automatic recovery of pods that stay not ready (docs/recovery.md)'),
+    decommission: decommissionSchema.optional().describe('what a scale-down does with the removed replicas (docs/recovery.md)'),
   })
   .describe('Baton framework.yaml');
 export type FrameworkDecl = z.output<typeof frameworkSchema>;
@@ -152,6 +181,8 @@ export const instanceSchema = z
     valuesFrom: z.array(valuesFromSchema).default([]),
     schedules: z.array(scheduleSchema).default([]),
     sync: syncSettingsSchema.optional(),
+    /** Suspended: nothing is applied or repaired and schedules hold until it is removed or false (docs/operations.md). */
+    suspend: z.boolean().optional(),
   })
   .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
 export type InstanceDecl = z.output<typeof instanceSchema>;
@@ -228,18 +259,96 @@ export const repositorySchema = z
   .describe('Baton baton.yaml: repository settings');
 export type RepositoryDecl = z.output<typeof repositorySchema>;
 
-/** A plan request, `requests/<namespace>/<instance>.yaml`, as `baton plan trigger` writes it. */
-export const requestSchema = z
+/**
+ * Operator requests, `requests/<namespace>/<instance>.yaml` (docs/operations.md, "Requests through Git").
+ * The file holds the instance's recent requests, oldest first; each has a unique id and the agent
+ * carries out each id once. `action` says what is asked; which other fields an action needs is in
+ * REQUEST_FIELDS (one table: add an action there and in REQUEST_ACTIONS, then give it a handler).
+ * The single-request form `kind: PlanRequest` (what `baton plan trigger` wrote before) still reads as
+ * one `trigger` request.
+ */
+export const REQUEST_ACTIONS = ['trigger', 'pause', 'resume', 'stop', 'retry', 'restart', 'force-complete', 'continue', 'pod-restart', 'pod-replace'] as const;
+export type RequestAction = (typeof REQUEST_ACTIONS)[number];
+export type RequestField = 'plan' | 'phase' | 'step' | 'pod' | 'reason' | 'args';
+
+/** Per action: the fields it requires and the ones it accepts beyond them (id, action, requestedBy/At always). */
+export const REQUEST_FIELDS: Record<RequestAction, { required: readonly RequestField[]; optional: readonly RequestField[] }> = {
+  trigger: { required: ['plan'], optional: ['args', 'reason'] },
+  pause: { required: [], optional: ['plan', 'reason'] },
+  resume: { required: [], optional: ['plan', 'reason'] },
+  stop: { required: [], optional: ['plan', 'reason'] },
+  retry: { required: [], optional: ['plan', 'reason'] },
+  restart: { required: [], optional: ['plan', 'phase', 'step', 'reason'] },
+  'force-complete': { required: ['phase', 'step', 'reason'], optional: ['plan'] },
+  continue: { required: [], optional: ['plan', 'reason'] },
+  // Pod actions (docs/recovery.md): carried out by src/recovery/ as runs of `pod-restart` / `pod-replace`.
+  'pod-restart': { required: ['pod'], optional: ['reason'] },
+  'pod-replace': { required: ['pod'], optional: ['reason'] },
+};
+
+const requestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1-63 letters, digits, ".", "_" or "-"');
+
+export const requestItemSchema = z
   .strictObject({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal('PlanRequest'),
-    id: z.string().min(1),
-    plan: z.string().min(1),
-    args: z.record(z.string(), z.string()).default({}),
-    requestedAt: z.string().optional(),
+    id: requestId,
+    action: z.enum(REQUEST_ACTIONS),
+    /** The plan concerned (trigger: the plan to run; control: default the instance's active plan). */
+    plan: z.string().min(1).optional(),
+    phase: z.string().min(1).optional(),
+    step: z.string().min(1).optional(),
+    /** A pod of the instance (pod actions). */
+    pod: z.string().min(1).optional(),
+    /** One-shot plan arguments (trigger). */
+    args: z.record(z.string(), z.string()).optional(),
+    /** Why: recorded in status, history and Events with who asked (required by force-complete). */
+    reason: z.string().min(1).max(1000).optional(),
     requestedBy: z.string().optional(),
+    requestedAt: z.string().optional(),
   })
-  .describe('Baton plan request: requests/<namespace>/<instance>.yaml');
+  .superRefine((req, ctx) => {
+    const spec = REQUEST_FIELDS[req.action];
+    for (const field of spec.required) {
+      if (req[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `action ${req.action} requires ${field}` });
+    }
+    const allowed = new Set<string>([...spec.required, ...spec.optional]);
+    for (const field of ['plan', 'phase', 'step', 'pod', 'reason', 'args'] as const) {
+      if (req[field] !== undefined && !allowed.has(field)) ctx.addIssue({ code: 'custom', path: [field], message: `action ${req.action} takes no ${field} (it takes ${[...allowed].join(', ') || 'no other field'})` });
+    }
+    if (req.step !== undefined && req.phase === undefined) ctx.addIssue({ code: 'custom', path: ['step'], message: 'a step is named within its phase: give phase too' });
+  });
+export type RequestItemDecl = z.output<typeof requestItemSchema>;
+
+/** The legacy single request (`baton plan trigger` before operator requests): one trigger. */
+const planRequestSchema = z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('PlanRequest'),
+  id: z.string().min(1),
+  plan: z.string().min(1),
+  args: z.record(z.string(), z.string()).default({}),
+  reason: z.string().min(1).max(1000).optional(),
+  requestedAt: z.string().optional(),
+  requestedBy: z.string().optional(),
+});
+
+export const requestSchema = z
+  .discriminatedUnion('kind', [
+    planRequestSchema,
+    z.strictObject({
+      apiVersion: z.literal(API_VERSION),
+      kind: z.literal('Requests'),
+      requests: z.array(requestItemSchema).min(1).max(100),
+    }),
+  ])
+  .superRefine((doc, ctx) => {
+    if (doc.kind !== 'Requests') return;
+    const seen = new Map<string, number>();
+    doc.requests.forEach((r, i) => {
+      const first = seen.get(r.id);
+      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['requests', i, 'id'], message: `id ${r.id} is used twice (also requests[${first}]): every request needs its own id` });
+      else seen.set(r.id, i);
+    });
+  })
+  .describe('Baton operator requests: requests/<namespace>/<instance>.yaml');
 export type RequestDecl = z.output<typeof requestSchema>;
 
 /** Every file kind with its schema, for the JSON Schema generator and the staleness test. */

@@ -165,9 +165,28 @@ async function requestProblems(tree: FileTree, req: LayoutFile, instances: reado
   const inst = await loadInstance(tree, owner.file);
   if (!inst.ok) return parsed.problems;
   const fw = await loadInstanceFramework(tree, inst.value);
-  if (!fw.ok || fw.value.decl.plans[parsed.value.plan]) return parsed.problems;
-  const plans = Object.keys(fw.value.decl.plans).sort().join(', ');
-  return [...parsed.problems, problem({ code: 'PLAN_UNKNOWN', file: req.file, path: ['plan'], ...source.locate(['plan']), message: `plan "${parsed.value.plan}" does not exist in framework ${fw.value.name} ${fw.value.version} (plans: ${plans})` })];
+  if (!fw.ok) return parsed.problems;
+  const doc = parsed.value;
+  const items = doc.kind === 'PlanRequest' ? [{ at: [] as (string | number)[], plan: doc.plan as string | undefined, phase: undefined as string | undefined, step: undefined as string | undefined }] : doc.requests.map((r, i) => ({ at: ['requests', i] as (string | number)[], plan: r.plan, phase: r.phase, step: r.step }));
+  const out = [...parsed.problems];
+  const plans = fw.value.decl.plans;
+  const names = Object.keys(plans).sort().join(', ');
+  for (const item of items) {
+    if (item.plan === undefined) continue;
+    const plan = plans[item.plan];
+    if (!plan) {
+      out.push(problem({ code: 'PLAN_UNKNOWN', file: req.file, path: [...item.at, 'plan'], ...source.locate([...item.at, 'plan']), message: `plan "${item.plan}" does not exist in framework ${fw.value.name} ${fw.value.version} (plans: ${names})` }));
+      continue;
+    }
+    if (item.phase === undefined) continue;
+    const phase = plan.phases.find((p) => p.name === item.phase);
+    if (!phase) {
+      out.push(problem({ code: 'PHASE_UNKNOWN', file: req.file, path: [...item.at, 'phase'], ...source.locate([...item.at, 'phase']), message: `plan ${item.plan} has no phase "${item.phase}" (phases: ${plan.phases.map((p) => p.name).join(', ')})` }));
+    } else if (item.step !== undefined && !phase.steps.some((s) => s.name === item.step)) {
+      out.push(problem({ code: 'STEP_UNKNOWN', file: req.file, path: [...item.at, 'step'], ...source.locate([...item.at, 'step']), message: `phase ${item.phase} of plan ${item.plan} has no step "${item.step}" (steps: ${phase.steps.map((s) => s.name).join(', ')})` }));
+    }
+  }
+  return out;
 }
 
 /** A schedule's `args` checked against its plan's declared arguments, located at the schedule. */

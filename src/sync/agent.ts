@@ -30,6 +30,7 @@ import { Semaphore } from './semaphore.js';
 import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 import type { DriftKeeper } from '../drift/index.js';
 import { DriftLoop } from './drift-loop.js';
+import { RecoveryLoop } from './recovery-loop.js';
 import { contentKeyOf, repositorySyncAt, retryDue } from './retry-due.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 
@@ -69,6 +70,8 @@ export interface AgentOptions {
   kubeEvents?: KubeEventRecorder;
   /** Drift detection and self-heal (src/drift/, docs/drift.md); off when absent. */
   drift?: DriftKeeper;
+  /** How often pods are looked at for recovery, decommission and pod requests (docs/recovery.md; default 30s). */
+  podCheckIntervalMs?: number;
   /** The leader's fence (see fencing/): status pushes check it and commits carry its lease term. */
   fence?: Fence;
   /** Every instance's outcome with the instance and the commit it was decided at (notifications). */
@@ -147,6 +150,7 @@ export class Agent {
   /** Set by stop(): nothing new starts. */
   private stopping = false;
   private readonly driftLoop: DriftLoop | undefined;
+  private readonly recoveryLoop: RecoveryLoop;
   /** Ids of the desired-state content of the last pass (status commits do not change it): a new one retries failed instances. */
   private lastContent: string | undefined;
   private lastScanned: string | undefined;
@@ -188,6 +192,16 @@ export class Agent {
       replan: (desired, reason) => this.replan(desired, reason),
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
+    this.recoveryLoop = new RecoveryLoop({
+      deps: () => this.runDeps(),
+      status: (id) => this.statuses.get(id),
+      setStatus: (id, status) => this.statuses.set(id, status),
+      busy: (id) => this.workers.has(id),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
+      runPlan: (desired, request, reason) => this.runRequested(desired, request, reason),
+      log: this.log,
+      now: () => this.now(),
+    }, options.podCheckIntervalMs);
   }
 
   /** The next pass checks every instance for drift (a webhook, `baton plan check`). */
@@ -261,18 +275,30 @@ export class Agent {
         return [];
       }
     };
+    // Pods (recovery, decommission, pod requests) after drift: an instance being repaired is busy.
+    const podsAfter = async (): Promise<InstanceReport[]> => {
+      if (this.stopping) return [];
+      try {
+        return await this.recoveryLoop.pass({ commit: source, tree, desired });
+      } catch (err) {
+        this.log('warn', `pod check failed: ${errorMessage(err)}`);
+        return [];
+      }
+    };
     if (options.wait === false) {
       void Promise.all(jobs).then(async (reports) => {
         if (this.settled(reports, desired)) this.lastCommit = commit;
         await driftAfter();
+        await podsAfter();
       });
       return { commit, reports: refusalReports };
     }
     const reports = await Promise.all(jobs);
     const repairs = await driftAfter();
+    const podWork = await podsAfter();
     await this.writer.flush();
     if (this.settled(reports, desired)) this.lastCommit = commit;
-    return { commit, reports: [...refusalReports, ...reports, ...repairs] };
+    return { commit, reports: [...refusalReports, ...reports, ...repairs, ...podWork] };
   }
 
   /**
@@ -291,7 +317,7 @@ export class Agent {
 
   private idleAt(commit: string, allDrift: boolean): boolean {
     const due = this.nextScheduleAt();
-    return commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime()) && !allDrift && this.driftLoop?.due() !== true && this.retryNowFor.size === 0;
+    return commit === this.lastCommit && this.workers.size === 0 && (due === undefined || due > this.now().getTime()) && !allDrift && this.driftLoop?.due() !== true && !this.recoveryLoop.due() && this.retryNowFor.size === 0;
   }
 
   /**
@@ -539,6 +565,8 @@ export class Agent {
     }
     const drift = this.driftLoop?.nextDueAt();
     if (drift !== undefined) min = Math.min(min ?? Infinity, drift);
+    const pods = this.recoveryLoop.nextDueAt();
+    if (pods !== undefined) min = Math.min(min ?? Infinity, pods);
     return min;
   }
 
@@ -546,16 +574,16 @@ export class Agent {
     return this.options.now?.() ?? new Date();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean } = {}): Promise<InstanceReport> {
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> } } = {}): Promise<InstanceReport> {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
-    return this.work(key, reason, desired?.fingerprint, extra.due === undefined, commit, async (signal) => {
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
       const due = extra.due;
       const schedules = due ? afterRun(extra.schedules ?? [], due, this.now()) : (extra.schedules ?? previous?.schedules ?? []);
-      const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : undefined;
+      const scheduled = due ? { id: `schedule:${due.schedule.plan}:${due.slot}`, plan: due.schedule.plan, args: { ...(due.schedule.args ?? {}) } } : extra.request;
       // A scheduled run that broke off (not a plan result) is tried again for the same slot, after a pause.
       const retrySlotLater = (): void => {
         if (!due) return;
@@ -584,6 +612,13 @@ export class Agent {
     const commit = this.lastScanned;
     if (commit === undefined) return { instance: keyString(desired.key), reason, outcome: { kind: 'nothing', message: 'no commit scanned yet' } };
     return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason);
+  }
+
+  /** A framework plan run once for `request.id` (recovery, decommission), at the last scanned commit, waiting for the running work. */
+  private async runRequested(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string): Promise<InstanceReport> {
+    const commit = this.lastScanned;
+    if (commit === undefined) return { instance: keyString(desired.key), reason, outcome: { kind: 'nothing', message: 'no commit scanned yet' } };
+    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason, { request });
   }
 
   /**

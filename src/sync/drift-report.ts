@@ -65,9 +65,13 @@ export function recordDriftCheck(reporter: StatusReporter, sections: LiveSection
  * (`between` runs between two writes). Returns how many were written.
  */
 export async function recordRepairTransitions(reporter: StatusReporter, record: InstanceStatus | undefined, cp: Checkpoint | undefined, between: () => Promise<void>): Promise<number> {
-  const last = cp?.repair?.last;
+  return recordRunTransitions(reporter, record, cp?.repair?.last, between);
+}
+
+/** The same for any run kept beside the active one (a repair, a pod action): its started and end, once each. */
+export async function recordRunTransitions(reporter: StatusReporter, record: InstanceStatus | undefined, last: PlanRun | undefined, between: () => Promise<void>): Promise<number> {
   if (last === undefined) return 0;
-  const seen = record?.plans?.['repair'];
+  const seen = record?.plans?.[last.plan];
   let written = 0;
   if (seen?.id !== last.id) {
     reporter.write(reporter.transition('plan-started', 'IN_PROGRESS', last));

@@ -23,6 +23,9 @@ export interface HistoryEntry {
   health?: string;
   /** Drifted objects a drift check found or a repair re-applied. */
   driftObjects?: string[];
+  /** Pods a pod action acted on, and who asked for it. */
+  pods?: string[];
+  requestedBy?: string;
 }
 
 export interface HistoryQuery {
@@ -57,6 +60,8 @@ export async function readHistory(mirror: GitMirror, query: HistoryQuery): Promi
       ...opt('sync', trailer(trailers, TRAILER.sync)),
       ...opt('health', trailer(trailers, TRAILER.health)),
       ...(trailers.has(TRAILER.driftObject) ? { driftObjects: trailers.get(TRAILER.driftObject) ?? [] } : {}),
+      ...(trailers.has(TRAILER.pod) ? { pods: trailers.get(TRAILER.pod) ?? [] } : {}),
+      ...opt('requestedBy', trailer(trailers, TRAILER.requestedBy)),
     });
   }
   return out;

@@ -16,7 +16,15 @@ import type { DriftSection, HealthSection } from './status-sections.js';
 /** Sync and health as the status says after the transition, and a repair's objects (docs/drift.md). */
 function withStatusTrailers(t: Transition, status: InstanceStatus, cp: Checkpoint | undefined): Transition {
   const objects = t.objects ?? (t.plan === 'repair' && t.runId === cp?.repair?.last?.id ? cp?.repair?.objects : undefined);
-  return { ...t, ...(status.sync ? { sync: t.sync ?? status.sync.status } : {}), ...(status.health ? { health: t.health ?? status.health.status } : {}), ...(objects ? { objects } : {}) };
+  return { ...t, ...(status.sync ? { sync: t.sync ?? status.sync.status } : {}), ...(status.health ? { health: t.health ?? status.health.status } : {}), ...(objects ? { objects } : {}), ...podTrailers(t, cp) };
+}
+
+/** A pod action names its pods and who asked (a person, `recovery`, `decommission`). */
+function podTrailers(t: Transition, cp: Checkpoint | undefined): Pick<Transition, 'pods' | 'requestedBy'> {
+  const run = t.runId !== undefined && t.runId === cp?.pods?.last?.id ? cp.pods.last : undefined;
+  const pods = t.pods ?? (run?.args['POD'] ? run.args['POD'].split(',') : undefined);
+  const requestedBy = t.requestedBy ?? run?.args['BY'];
+  return { ...(pods ? { pods } : {}), ...(requestedBy ? { requestedBy } : {}) };
 }
 import { unrecordedTransitions, type PlanTransition } from './transitions.js';
 

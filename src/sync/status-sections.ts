@@ -115,11 +115,12 @@ function failed(plan: string, f: TargetFailure): Pick<SyncStatus, 'status' | 'fa
   };
 }
 
-/** The last run of each plan, the repair pseudo-plan included. */
+/** The last run of each plan, the repair and pod action pseudo-plans included. */
 export function plansOf(cp: Checkpoint | undefined): Record<string, PlanLastRun> {
   const out: Record<string, PlanLastRun> = {};
   const runs: PlanRun[] = [...(cp?.active ? [cp.active] : []), ...(cp?.history ?? [])];
   if (cp?.repair?.last) runs.push(cp.repair.last);
+  if (cp?.pods?.last) runs.push(cp.pods.last);
   for (const r of runs) {
     const seen = out[r.plan];
     if (seen === undefined || startOf(r.state) > startOf(seen.state)) out[r.plan] = { id: r.id, reason: r.reason, state: r.state };

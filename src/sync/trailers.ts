@@ -13,12 +13,20 @@ export const TRAILER = {
   frameworkVersion: 'Baton-Framework-Version',
   runId: 'Baton-Run',
   request: 'Baton-Request',
+  /** What an operator request asks (trigger, pause, resume, stop, retry, restart, force-complete, continue...). */
+  action: 'Baton-Action',
+  /** Who asked for an operator request or control transition: `Name <email>` (Git) or the direct user. */
+  requestedBy: 'Baton-Requested-By',
+  /** Why, as the operator wrote it (force-complete requires one). */
+  reason: 'Baton-Reason',
   /** The sync state after this transition: Synced, OutOfSync, Progressing, Failed, Refused. */
   sync: 'Baton-Sync',
   /** The live health recorded with this transition: Healthy, Progressing, Missing, Degraded, Unknown. */
   health: 'Baton-Health',
   /** One per drifted object a drift check found or a repair re-applied: `Service shop/web missing`. */
   driftObject: 'Baton-Drift-Object',
+  /** One per pod a pod action (restart, replace, recovery, decommission) acted on: `zk-1`. */
+  pod: 'Baton-Pod',
 } as const;
 
 /** Drifted objects named in one commit's trailers, at most. */
@@ -41,6 +49,9 @@ export interface Transition {
   message?: string;
   /** Drifted objects (a drift check) or the objects a repair re-applied. */
   objects?: string[];
+  /** Pods a pod action acted on, and who asked for it (a person, `recovery`, `decommission`). */
+  pods?: string[];
+  requestedBy?: string;
   sync?: string;
   health?: string;
 }
@@ -78,6 +89,8 @@ export function trailersOf(t: Transition): Trailers {
   if (t.health !== undefined) out.push([TRAILER.health, t.health]);
   for (const o of (t.objects ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.driftObject, o]);
   if ((t.objects?.length ?? 0) > MAX_DRIFT_TRAILERS) out.push([TRAILER.driftObject, `... and ${(t.objects?.length ?? 0) - MAX_DRIFT_TRAILERS} more (see the status file)`]);
+  for (const p of (t.pods ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.pod, p]);
+  if (t.requestedBy !== undefined && !out.some(([k]) => k === TRAILER.requestedBy)) out.push([TRAILER.requestedBy, t.requestedBy]);
   return out;
 }
 

@@ -19,6 +19,7 @@ import { registerDemo } from './demo.js';
 import { registerRbac } from './rbac.js';
 import { registerNew } from './new.js';
 import { registerImport } from './import.js';
+import { registerPod } from './pod.js';
 
 export type RegisterCommand = (program: Command, io: CliIO) => void;
 
@@ -31,6 +32,7 @@ export const commands: RegisterCommand[] = [
   registerApply,
   registerDelete,
   registerPlan,
+  registerPod,
   registerHistory,
   registerAgent,
   registerCluster,

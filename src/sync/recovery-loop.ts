@@ -1,0 +1,188 @@
+/**
+ * The agent's pod pass (src/recovery/, docs/recovery.md): for each instance the agent has brought to
+ * its desired state, the next pod work (a `pod-restart` / `pod-replace` request from Git, the volumes
+ * of replicas a scale-down removed, automatic recovery of pods that stay not ready), run as the
+ * instance's worker. Pod actions and decommissions are runs of pseudo-plans recorded through the same
+ * record book as repairs (started, then their one end, each in its own commit, with the pods and who
+ * asked in the trailers); a framework plan (`recovery`, `decommission`) runs as a requested plan run
+ * with POD=<pod>.
+ */
+import jsYaml from 'js-yaml';
+import { errorMessage } from '../errors.js';
+import type { CommitTree } from '../git/tree.js';
+import type { Checkpoint } from '../plans/checkpoint.js';
+import type { EngineEvent } from '../plans/events.js';
+import { loadFramework } from '../render/repository.js';
+import { nextCare, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
+import type { AgentLog, InstanceReport } from './agent.js';
+import { driftReporter, OneCommitEach, recordRunTransitions, repairListener } from './drift-report.js';
+import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
+import { parseRequestFile, requestPath } from './request-file.js';
+import { keyString, sameFingerprint, type DesiredInstance } from './scan.js';
+import type { InstanceKey, InstanceStatus } from './status-file.js';
+
+export interface RecoveryHost {
+  deps(): InstanceRunDeps;
+  status(id: string): InstanceStatus | undefined;
+  setStatus(id: string, status: InstanceStatus): void;
+  busy(id: string): boolean;
+  asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
+  /** A framework plan run once for the request id, with arguments (POD=<pod>), as the instance's worker. */
+  runPlan(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string): Promise<InstanceReport>;
+  log: AgentLog;
+  now(): Date;
+}
+
+export interface RecoveryPassInput {
+  commit: string;
+  tree: CommitTree;
+  desired: ReadonlyMap<string, DesiredInstance>;
+}
+
+/** How often pods are looked at when nothing else wakes the agent (default; `podCheckIntervalMs`). */
+export const DEFAULT_POD_CHECK_MS = 30_000;
+
+export class RecoveryLoop {
+  private running = false;
+  /** Whether the last pass found an instance with recovery rules, a decommission rule or pod requests. */
+  private watching = true;
+  private nextAt = 0;
+  /** Held pods last logged per instance, so a held pod is logged when the reason changes, not every pass. */
+  private readonly heldLogged = new Map<string, string>();
+
+  constructor(private readonly host: RecoveryHost, private readonly intervalMs = DEFAULT_POD_CHECK_MS) {}
+
+  /** Whether a pass would look at pods now (the agent polls for it even when Git did not move). */
+  due(): boolean {
+    return this.watching && this.host.now().getTime() >= this.nextAt;
+  }
+
+  nextDueAt(): number | undefined {
+    return this.watching ? this.nextAt : undefined;
+  }
+
+  async pass(input: RecoveryPassInput): Promise<InstanceReport[]> {
+    if (this.running) return [];
+    this.running = true;
+    this.nextAt = this.host.now().getTime() + this.intervalMs;
+    this.watching = false;
+    try {
+      const jobs: Promise<InstanceReport>[] = [];
+      for (const [id, d] of input.desired) {
+        const job = await this.instance(id, d, input).catch((err: unknown) => {
+          this.host.log('warn', `${id}: pods: ${errorMessage(err)}`, { instance: id });
+          return undefined;
+        });
+        if (job) jobs.push(job.job);
+      }
+      return await Promise.all(jobs);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async instance(id: string, d: DesiredInstance, input: RecoveryPassInput): Promise<{ job: Promise<InstanceReport> } | undefined> {
+    const status = this.host.status(id);
+    if (status === undefined || status.state === 'REFUSED' || status.state === 'REMOVED' || d.framework === undefined) return undefined;
+    // Busy, or the agent has not looked at this desired state yet (a new request file is one): later.
+    if (this.host.busy(id) || !sameFingerprint(status.observed, d.fingerprint)) {
+      this.watching = true;
+      return undefined;
+    }
+    const requests = await podRequests(input.tree, d.key);
+    const fw = await loadFramework(input.tree, d.framework.name, d.framework.version);
+    const recovery = fw.ok ? fw.value.decl.recovery : undefined;
+    const decommission = fw.ok ? fw.value.decl.decommission : undefined;
+    if (requests.length === 0 && recovery === undefined && decommission === undefined) return undefined;
+    this.watching = true;
+    const deps = this.host.deps();
+    const checkpoint = (await deps.checkpoints.load(d.key))?.checkpoint;
+    if (checkpoint === undefined || this.host.busy(id)) return undefined;
+    const automatic = status.sync?.status === 'Synced' && status.drift?.status !== 'Drifted' && !(await suspended(input.tree, d.file));
+    const client = deps.clientFor?.(d.key) ?? deps.client;
+    const plan = await nextCare({ client, instance: d.key, checkpoint, requests, ...(recovery ? { recovery } : {}), ...(decommission ? { decommission } : {}), automatic, now: this.host.now().getTime() });
+    this.logHeld(id, plan.held);
+    if (plan.work === undefined) return undefined;
+    const job = this.run(d, status, checkpoint, plan.work, input.commit);
+    return job ? { job } : undefined;
+  }
+
+  private run(d: DesiredInstance, status: InstanceStatus, checkpoint: Checkpoint, work: CareWork, commit: string): Promise<InstanceReport> | undefined {
+    const id = keyString(d.key);
+    if (work.kind === 'recover' && work.action === 'plan' && work.plan !== undefined) {
+      const pod = work.pods[0];
+      if (pod === undefined) return undefined;
+      return this.host.runPlan(d, { id: `recovery-${pod.pod}-${Date.parse(pod.since)}`, plan: work.plan, args: { POD: pod.pod } }, work.reason);
+    }
+    if (work.kind === 'decommission' && work.plan !== undefined) {
+      const pending = work.removed.find((r) => !checkpoint.handledRequests.includes(decommissionId(r.pod, r.claims[0]?.uid ?? '')));
+      if (pending !== undefined) return this.host.runPlan(d, { id: decommissionId(pending.pod, pending.claims[0]?.uid ?? ''), plan: work.plan, args: { POD: pending.pod } }, `decommission: ${pending.pod} was removed by a scale-down`);
+    }
+    const what = work.kind === 'request' ? `${work.request.action} ${work.request.pod} (request ${work.request.id})` : work.kind === 'recover' ? `recovery: ${work.action} ${work.pods.map((p) => p.pod).join(', ')}` : `decommission ${work.removed.map((r) => r.pod).join(', ')}`;
+    return this.host.asWorker(d.key, what, d, async (signal) => {
+      const deps = this.host.deps();
+      const latest = this.host.status(id) ?? status;
+      const live = { ...(latest.health ? { health: latest.health } : {}), ...(latest.drift ? { drift: latest.drift } : {}) };
+      const reporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, latest, checkpoint, () => live, []);
+      const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
+      // A pod run the record lacks (the agent stopped between its checkpoint write and the commit).
+      await recordRunTransitions(reporter, latest, checkpoint.pods?.last, between);
+      const commits = new OneCommitEach(deps.writer);
+      const listeners = [repairListener(reporter, commits), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []), ...(deps.kubeEvents ? [deps.kubeEvents.listener()] : [])];
+      const onEvent = (e: EngineEvent): void => { for (const l of listeners) l(e); };
+      const client = deps.clientFor?.(d.key) ?? deps.client;
+      const base = { client, hooks: deps.hooks, store: deps.checkpoints, instance: d.key, sourceCommit: commit, signal, onEvent };
+      let result: { kind: string; run?: { plan: string; state: { status: string; message?: string } } };
+      if (work.kind === 'request') {
+        const r = work.request;
+        const by = r.requestedBy ?? 'unknown';
+        result = await runPodAction({ ...base, action: r.action === 'pod-restart' ? 'restart' : 'replace', pods: [r.pod], by, requestId: r.id, reason: `requested by ${by}${r.reason ? `: ${r.reason}` : ''} (request ${r.id})` });
+      } else if (work.kind === 'recover') {
+        const action = work.action === 'replace' ? 'replace' : 'restart';
+        result = await runPodAction({ ...base, action, pods: work.pods.map((p) => p.pod), by: RECOVERY_ACTOR, reason: work.reason, notReadySince: Object.fromEntries(work.pods.map((p) => [p.pod, p.since])) });
+      } else {
+        result = await runDecommission({ ...base, removed: work.removed, deleteClaims: work.deleteClaims, reason: `decommission: ${work.removed.map((r) => `${r.pod} (${r.claims.map((c) => c.name).join(', ')})`).join('; ')} removed by a scale-down; volumes: ${work.deleteClaims ? 'delete' : 'keep'}` });
+      }
+      await commits.settled();
+      const plan = result.run?.plan ?? 'pod';
+      const outcome: RunOutcome = result.kind === 'complete' ? { kind: 'complete', plan }
+        : result.kind === 'failed' ? { kind: 'failed', plan, message: result.run?.state.message ?? 'failed' }
+        : result.kind === 'superseded' ? { kind: 'superseded', plan }
+        : { kind: 'nothing', message: `skipped` };
+      return { outcome, ...(reporter.last ? { status: reporter.last } : {}) };
+    });
+  }
+
+  private logHeld(id: string, held: readonly { pod: string; why: string }[]): void {
+    const text = held.map((h) => `${h.pod}: ${h.why}`).join('; ');
+    if (text === (this.heldLogged.get(id) ?? '')) return;
+    this.heldLogged.set(id, text);
+    if (text !== '') this.host.log('info', `${id}: recovery holds back: ${text}`, { instance: id });
+  }
+}
+
+const decommissionId = (pod: string, uid: string): string => `decommission-${pod}-${uid.slice(0, 8)}`;
+
+/** The pod requests of the instance's request file (a broken file is reported by the plan run, not here). */
+async function podRequests(tree: CommitTree, key: InstanceKey): Promise<PodRequest[]> {
+  const text = await tree.readText(requestPath(key));
+  if (text === undefined) return [];
+  try {
+    return parseRequestFile(text, requestPath(key)).flatMap((r) => (r.action === 'pod-restart' || r.action === 'pod-replace') && r.pod !== undefined
+      ? [{ id: r.id, action: r.action, pod: r.pod, ...(r.reason ? { reason: r.reason } : {}), ...(r.requestedBy ? { requestedBy: r.requestedBy } : {}) }]
+      : []);
+  } catch {
+    return [];
+  }
+}
+
+/** `suspend: true` in the instance file (issue #13): nothing is recovered or decommissioned. */
+async function suspended(tree: CommitTree, file: string): Promise<boolean> {
+  const text = await tree.readText(file);
+  try {
+    const doc = text === undefined ? undefined : jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+    return typeof doc === 'object' && doc !== null && (doc as { suspend?: unknown }).suspend === true;
+  } catch {
+    return false;
+  }
+}

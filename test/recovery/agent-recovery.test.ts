@@ -1,0 +1,158 @@
+/**
+ * Recovery end to end (issue #13): the catalog ZooKeeper framework (its recovery rule shortened to
+ * seconds) deployed by the agent from Git on the simulated cluster with three nodes. The node under
+ * zk-1 fails; the agent replaces zk-1 (new claim, another node), ZooKeeper is back to 3/3, and the
+ * replacement is one recorded run in git log. Pod requests through Git are carried out and recorded
+ * with who asked; a request naming an unknown pod is refused in status, nothing disturbed.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trackingRef } from '../../src/git/mirror.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { Renderer } from '../../src/render/index.js';
+import type { Agent, PassReport } from '../../src/sync/agent.js';
+import { readHistory, type HistoryEntry } from '../../src/sync/history.js';
+import { commitRequest } from '../../src/sync/request-commit.js';
+import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
+import { agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+
+const CATALOG = join(import.meta.dirname, '../../frameworks/zookeeper/1.0.0');
+
+function catalogFiles(recovery: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[`frameworks/zookeeper/1.0.0/${relative(CATALOG, path)}`] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(CATALOG);
+  const fw = out['frameworks/zookeeper/1.0.0/framework.yaml'] ?? '';
+  const at = fw.indexOf('\nrecovery:');
+  const end = fw.indexOf('\ndecommission:');
+  // The catalog's rule with seconds instead of minutes: replaced 1s after it went not ready.
+  out['frameworks/zookeeper/1.0.0/framework.yaml'] = `${fw.slice(0, at)}\n${recovery}${fw.slice(end)}`;
+  return out;
+}
+
+describe('recovery: a lost node under a ZooKeeper server', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    world = await agentWorld({ controllers: true, timing: { podStartDelayMs: 10, readyDelayMs: 10 }, nodes: 3 });
+    client = await createKubeClient({ url: world.cluster.url });
+    renderer = new Renderer();
+    for (const [path, text] of Object.entries(catalogFiles('recovery:\n  permanentTimeout: 1s\n  permanent: replace\n  limits: { podInterval: 1s, maxPods: 1 }\n'))) world.user.write(path, text);
+    world.user.write('instances/zk/zk.yaml', 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: zookeeper\nversion: 1.0.0\nparams: { REPLICAS: 3, MEMORY: 256Mi, HEAP_MB: 128 }\n');
+    world.user.commit('zookeeper ensemble');
+    await world.user.push();
+    agent = testAgent(mirrorOf(world), client, renderer, { podCheckIntervalMs: 0, coalesceMs: 10, ...(process.env.DEBUG_AGENT ? { log: (level, message) => console.log(level, message), onEngineEvent: (e) => console.log(e.type, 'step' in e ? e.step : '', 'message' in e ? e.message : '') } : {}) });
+    await agent.start();
+    const first = await agent.pass();
+    expect(first.reports.map((r) => `${r.instance} ${r.outcome.kind}`)).toEqual(['zk/zk complete']);
+  }, 60_000);
+  afterAll(async () => {
+    await agent.stop();
+    await renderer.close();
+    client.close();
+    await world.stop();
+  });
+
+  const pod = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'zk', name });
+  const claim = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'zk', name });
+  const nodeOf = (p: KubeObject | undefined): string => String((p?.['spec'] as { nodeName?: string } | undefined)?.nodeName ?? '');
+  const ready = (p: KubeObject | undefined): boolean => ((p?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const outcomes = (r: PassReport): string[] => r.reports.map((x) => `${x.instance} ${x.outcome.kind}${'plan' in x.outcome ? ` ${x.outcome.plan}` : ''}`);
+  /** Agent passes until one reports `want` (the agent acts once the rule's timeout has passed). */
+  async function passUntil(want: string, what: string): Promise<PassReport> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const report = await agent.pass();
+      if (outcomes(report).includes(want)) return report;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last pass: ${outcomes(report).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  async function history(): Promise<HistoryEntry[]> {
+    const reader = mirrorOf(world, `reader-${Date.now()}`);
+    await reader.init();
+    await reader.fetch('main');
+    return readHistory(reader, { ref: trackingRef('main'), instance: 'zk/zk' });
+  }
+  async function status(): Promise<InstanceStatus> {
+    await world.user.pull();
+    return parseStatus(world.user.git('show', 'HEAD:status/zk/zk.yaml'), 'zk/zk');
+  }
+
+  it('GIVEN the node under zk-1 fails WHEN the agent looks at the pods THEN it replaces zk-1 on new storage on another node, ZooKeeper is 3/3 again, recorded once in git log', async () => {
+    const before = await pod('zk-1');
+    const oldClaim = await claim('data-zk-1');
+    const lost = nodeOf(before);
+    await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': 'true' } } }, 'merge');
+    await until(async () => !ready(await pod('zk-1')), 'zk-1 not ready on the failed node');
+
+    await passUntil('zk/zk complete pod-replace', 'the replacement of zk-1');
+    const after = await pod('zk-1');
+    expect(ready(after)).toBe(true);
+    expect(nodeOf(after)).not.toBe(lost);
+    expect((await claim('data-zk-1'))?.metadata.uid).not.toBe(oldClaim?.metadata.uid);
+    const sts = await client.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'zk', name: 'zk' });
+    expect(sts?.['status']).toMatchObject({ replicas: 3, readyReplicas: 3 });
+
+    const s = await status();
+    expect(s.plans?.['pod-replace']?.state.status).toBe('COMPLETE');
+    expect(s.plans?.['pod-replace']?.reason).toMatch(/^recovery: pod zk-1 not ready for \d+s \(node-not-ready: its node \S+ is not ready\); replace after 1s$/);
+    const replaced = (await history()).filter((h) => h.plan === 'pod-replace');
+    // Exactly one run, started then complete, each naming the pod and who acted.
+    expect(replaced.map((h) => h.event).reverse()).toEqual(['plan-started', 'plan-complete']);
+    expect(new Set(replaced.map((h) => h.runId)).size).toBe(1);
+    expect(replaced.map((h) => [h.pods, h.requestedBy])).toEqual([[['zk-1'], 'recovery'], [['zk-1'], 'recovery']]);
+    // A healthy ensemble: the next passes do nothing more.
+    expect(outcomes(await agent.pass())).toEqual([]);
+    await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': null } } }, 'merge');
+  }, 60_000);
+
+  it('GIVEN a pod-restart request committed to Git WHEN the agent passes THEN zk-0 is restarted, recorded with who asked and why', async () => {
+    await world.user.pull();
+    const uid = (await pod('zk-0'))?.metadata.uid;
+    const r = await commitRequest({ repo: world.user.dir, branch: 'main', cwd: world.user.dir, auth: { kind: 'none' } }, { instance: { namespace: 'zk', name: 'zk' }, request: { action: 'pod-restart', pod: 'zk-0', args: {}, reason: 'stale session cache' }, author: { name: 'Ada', email: 'ada@example.com' } });
+    expect(r.pushed).toBe(false);
+    await world.user.push();
+    await passUntil('zk/zk complete pod-restart', 'the requested restart');
+    const after = await pod('zk-0');
+    expect(after?.metadata.uid).not.toBe(uid);
+    expect(ready(after)).toBe(true);
+    const s = await status();
+    expect(s.plans?.['pod-restart']).toMatchObject({ reason: `requested by Ada <ada@example.com>: stale session cache (request ${r.id})`, state: { status: 'COMPLETE' } });
+    const restarted = (await history()).filter((h) => h.plan === 'pod-restart');
+    expect(restarted.map((h) => [h.event, h.requestedBy, h.pods])).toEqual([['plan-complete', 'Ada <ada@example.com>', ['zk-0']], ['plan-started', 'Ada <ada@example.com>', ['zk-0']]]);
+    // Carried out once: the next pass does nothing.
+    expect(outcomes(await agent.pass())).toEqual([]);
+  }, 60_000);
+
+  it('GIVEN a pod-replace request naming a pod that does not exist WHEN the agent passes THEN it is refused in status and history, and no pod is touched', async () => {
+    await world.user.pull();
+    const uids = (await client.list('v1', 'Pod', 'zk')).items.map((p) => p.metadata.uid).sort();
+    await commitRequest({ repo: world.user.dir, branch: 'main', cwd: world.user.dir, auth: { kind: 'none' } }, { instance: { namespace: 'zk', name: 'zk' }, request: { action: 'pod-replace', pod: 'zk-7', args: {} }, author: { name: 'Ada', email: 'ada@example.com' } });
+    await world.user.push();
+    await passUntil('zk/zk failed pod-replace', 'the refusal');
+    const s = await status();
+    expect(s.plans?.['pod-replace']?.state).toMatchObject({ status: 'FATAL_ERROR', message: expect.stringMatching(/^refused: pod zk-7 does not exist in namespace zk; pods of zk\/zk: zk-0, zk-1, zk-2/) });
+    expect(s.sync?.status).toBe('Synced');
+    expect((await client.list('v1', 'Pod', 'zk')).items.map((p) => p.metadata.uid).sort()).toEqual(uids);
+    expect(outcomes(await agent.pass())).toEqual([]);
+  }, 60_000);
+});
