@@ -33,7 +33,7 @@ export type OutcomeLike =
   | { kind: 'complete'; plan: string }
   | { kind: 'failed'; plan: string; message: string }
   | { kind: 'refused'; message: string }
-  | { kind: 'superseded' | 'nothing' | 'removed' | 'error'; plan?: string; message?: string };
+  | { kind: 'superseded' | 'nothing' | 'removed' | 'error' | 'waiting'; plan?: string; message?: string };
 
 /** The event an outcome is reported as, or undefined for outcomes nobody is told about. */
 export function fromOutcome(outcome: OutcomeLike, instance: NotifyEvent['instance'], commit: string | undefined, at: string): NotifyEvent | undefined {
@@ -51,6 +51,7 @@ export function fromOutcome(outcome: OutcomeLike, instance: NotifyEvent['instanc
     case 'nothing':
     case 'removed':
     case 'error':
+    case 'waiting':
       return undefined;
   }
 }

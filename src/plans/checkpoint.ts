@@ -13,6 +13,8 @@ import type { StoredValues } from './values.js';
 export const CHECKPOINT_FORMAT = 1;
 export const HISTORY_LIMIT = 20;
 export const HANDLED_REQUESTS_LIMIT = 50;
+/** Operator requests remembered with their outcome (the status file shows all of them). */
+export const REQUEST_LOG_LIMIT = 20;
 
 export interface AppliedState {
   frameworkVersion: string;
@@ -92,6 +94,34 @@ export interface Checkpoint {
   repair?: RepairRecord;
   /** Pod actions (src/recovery/): restarts, replacements and decommissions, asked for or automatic. */
   pods?: PodActionsRecord;
+  /**
+   * Operator requests carried out or refused (src/control/), newest first, bounded by REQUEST_LOG_LIMIT:
+   * each is recorded in Git once, as the transition `event`.
+   */
+  requestLog?: RequestRecord[];
+}
+
+/** One operator request and what came of it. */
+export interface RequestRecord {
+  id: string;
+  action: string;
+  /** `git`: a request file; `direct`: a command run against the cluster (`baton plan pause --kubeconfig`). */
+  via: 'git' | 'direct';
+  result: 'done' | 'refused';
+  /** The transition it made (`plan-paused`, `step-force-completed`...) or `request-refused`. */
+  event: string;
+  message: string;
+  /** A refusal's stable code (PLAN_NOT_PAUSED, STEP_COMPLETE, REQUEST_CONFLICT...). */
+  code?: string;
+  at: string;
+  by?: string;
+  reason?: string;
+  plan?: string;
+  /** The run it acted on, or the run it started (retry, restart). */
+  runId?: string;
+  phase?: string;
+  step?: string;
+  pod?: string;
 }
 
 /**

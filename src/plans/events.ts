@@ -3,8 +3,8 @@
  * checkpoint write is also an event carrying the whole run, so a subscriber never has to rebuild
  * state from the finer events.
  */
-import type { Checkpoint, Refusal } from './checkpoint.js';
-import type { FailureInfo, PlanRun } from './state.js';
+import type { Checkpoint, Refusal, RequestRecord } from './checkpoint.js';
+import type { CanaryWait, FailureInfo, PlanRun } from './state.js';
 import type { AppliedObject } from './batch.js';
 import type { ObjectRef } from '../kube/object.js';
 
@@ -34,6 +34,10 @@ export type EngineEvent =
   | (InRun & { type: 'plan-complete'; run: PlanRun })
   | (InRun & { type: 'plan-failed'; run: PlanRun; error: FailureInfo })
   | (InRun & { type: 'plan-superseded'; run: PlanRun })
+  /** A canary strategy waits for `baton plan continue` (docs/operations.md). */
+  | (InRun & { type: 'plan-waiting'; run: PlanRun; waits: CanaryWait[] })
+  /** An operator request was carried out or refused (src/control/). */
+  | (Base & { type: 'request'; record: RequestRecord })
   | (Base & { type: 'prune'; object: string; result: 'deleted' | 'skipped' | 'failed'; message: string })
   | (Base & { type: 'refused'; refusal: Refusal })
   | (Base & { type: 'checkpoint'; checkpoint: Checkpoint });
@@ -69,10 +73,13 @@ export function maskingListener(listener: EventListener | undefined, mask: (text
         return listener({ ...event, error: info(event.error) });
       case 'refused':
         return listener({ ...event, refusal: { ...event.refusal, message: mask(event.refusal.message) } });
+      case 'request':
+        return listener({ ...event, record: { ...event.record, message: mask(event.record.message) } });
       case 'checkpoint':
       case 'plan-started':
       case 'plan-complete':
       case 'plan-superseded':
+      case 'plan-waiting':
       case 'phase-started':
       case 'phase-complete':
       case 'phase-failed':

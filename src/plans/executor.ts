@@ -20,7 +20,8 @@ import { Inventory } from './inventory.js';
 import { phaseState, stepState, withPhaseState, withPlanState, withStepState } from './run-record.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CheckpointSession } from './session.js';
-import { complete, errored, fatal, inProgress, startedAtOf, type FailureInfo, type PlanRun } from './state.js';
+import { complete, errored, fatal, inProgress, startedAtOf, type CanaryWait, type FailureInfo, type PlanRun } from './state.js';
+import type { Strategy } from '../render/types.js';
 
 export interface ExecutorOptions {
   client: KubeClient;
@@ -46,9 +47,11 @@ export type PlanEnd = { outcome: 'complete' } | { outcome: 'failed'; error: Fail
 export type Execution =
   | { outcome: 'complete'; run: PlanRun }
   | { outcome: 'failed'; run: PlanRun; error: FailureInfo }
-  | { outcome: 'superseded'; run: PlanRun };
+  | { outcome: 'superseded'; run: PlanRun }
+  /** A canary strategy waits for `baton plan continue` (the run's state is WAITING). */
+  | { outcome: 'waiting'; run: PlanRun; waits: CanaryWait[] };
 
-type Result = { kind: 'complete' } | { kind: 'superseded' } | { kind: 'failed'; error: FailureInfo };
+type Result = { kind: 'complete' } | { kind: 'superseded' } | { kind: 'failed'; error: FailureInfo } | { kind: 'waiting'; waits: CanaryWait[] };
 
 export async function executePlan(plan: RenderedPlan, opts: ExecutorOptions, resumed: boolean, warnings: string[] = []): Promise<Execution> {
   const x = new Execution_(plan, opts);
@@ -95,7 +98,7 @@ class Execution_ {
   async run(resumed: boolean, warnings: string[]): Promise<Execution> {
     await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), resumed ? 'resumed' : 'running')));
     this.o.emit({ type: 'plan-started', ...this.base, run: this.active(), resumed, warnings });
-    const results = this.plan.strategy === 'parallel' ? await Promise.all(this.plan.phases.map((p) => this.runPhase(p))) : await this.serial(this.plan.phases, (p) => this.runPhase(p));
+    const results = await this.ordered(this.plan.strategy, this.plan.phases, (p) => this.runPhase(p), this.active().continued ?? 0, undefined);
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
     if (failure !== undefined) {
       await this.end((r) => withPlanState(r, fatal(r.state, this.now(), failure.error)), { outcome: 'failed', error: failure.error });
@@ -109,10 +112,40 @@ class Execution_ {
       this.o.emit({ type: 'plan-superseded', ...this.base, run });
       return { outcome: 'superseded', run };
     }
+    const waits = results.flatMap((r) => (r.kind === 'waiting' ? r.waits : []));
+    if (waits.length > 0) {
+      const now = this.now();
+      await this.mutate((r) => withPlanState(r, { status: 'WAITING', startedAt: startedAtOf(r.state, now), since: now, message: 'waiting for baton plan continue (canary)', waits }));
+      const run = this.active();
+      this.o.emit({ type: 'plan-waiting', ...this.base, run, waits });
+      return { outcome: 'waiting', run, waits };
+    }
     await this.end((r) => withPlanState(r, complete(r.state, this.now(), 'plan complete')), { outcome: 'complete' });
     const run = this.active();
     this.o.emit({ type: 'plan-complete', ...this.base, run });
     return { outcome: 'complete', run };
+  }
+
+  /**
+   * Runs phases or steps under their strategy. The canary strategies (DC/OS): the first item runs,
+   * then the run waits until one `baton plan continue` was received (`continued`); the second runs and
+   * waits for the second continue; then the rest, serially or in parallel. A wait is only made when
+   * another item follows. On resume, completed items return at once, so the counts decide where it is.
+   */
+  private async ordered<T extends { name: string }>(strategy: Strategy, items: readonly T[], each: (item: T) => Promise<Result>, continued: number, phase: string | undefined): Promise<Result[]> {
+    if (strategy === 'parallel') return Promise.all(items.map(each));
+    if (strategy !== 'serial-canary' && strategy !== 'parallel-canary') return this.serial(items, each);
+    const out: Result[] = [];
+    const canaries = Math.min(2, items.length);
+    for (let i = 0; i < canaries; i++) {
+      const item = items[i]!;
+      const r = await each(item);
+      out.push(r);
+      if (r.kind !== 'complete') return out;
+      if (continued < i + 1 && i + 1 < items.length) return [...out, { kind: 'waiting', waits: [{ ...(phase !== undefined ? { phase } : {}), after: item.name, continues: i + 1 }] }];
+    }
+    const rest = items.slice(canaries);
+    return [...out, ...(strategy === 'parallel-canary' ? await Promise.all(rest.map(each)) : await this.serial(rest, each))];
   }
 
   private async serial<T>(items: readonly T[], each: (item: T) => Promise<Result>): Promise<Result[]> {
@@ -131,7 +164,8 @@ class Execution_ {
     await this.mutate((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), this.now(), 'running')));
     this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
     const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, s);
-    const results = phase.strategy === 'parallel' ? await Promise.all(phase.steps.map(each)) : await this.serial(phase.steps, each);
+    const continued = this.active().phases.find((p) => p.name === phase.name)?.continued ?? 0;
+    const results = await this.ordered(phase.strategy, phase.steps, each, continued, phase.name);
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
     if (failure !== undefined) {
       await this.mutate((r) => withPhaseState(r, phase.name, fatal(phaseState(r, phase.name), this.now(), failure.error)));
@@ -139,6 +173,8 @@ class Execution_ {
       return failure;
     }
     if (results.some((r) => r.kind === 'superseded')) return { kind: 'superseded' };
+    const waits = results.flatMap((r) => (r.kind === 'waiting' ? r.waits : []));
+    if (waits.length > 0) return { kind: 'waiting', waits };
     await this.mutate((r) => withPhaseState(r, phase.name, complete(phaseState(r, phase.name), this.now(), 'phase complete')));
     this.o.emit({ type: 'phase-complete', ...this.base, phase: phase.name });
     return { kind: 'complete' };

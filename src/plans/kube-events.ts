@@ -278,6 +278,15 @@ export function eventsFor(event: EngineEvent): Described[] {
       return [on('Normal', 'PlanSuperseded', 'Plan', `${who}: plan ${event.plan} superseded by a newer desired state`)];
     case 'refused':
       return [on('Warning', 'ChangeRefused', 'Plan', `${who}: change refused: ${event.refusal.message}`)];
+    case 'plan-waiting':
+      return [on('Normal', 'PlanWaiting', 'Plan', `${who}: plan ${event.plan} waits for \`baton plan continue ${who} --plan ${event.plan}\` ${event.waits.map((w) => (w.phase !== undefined ? `after step ${w.after} of phase ${w.phase}` : `after phase ${w.after}`)).join(' and ')}`)];
+    case 'request': {
+      const r = event.record;
+      const by = `${r.by ? ` by ${r.by}` : ''}${r.reason ? ` (${r.reason})` : ''}`;
+      return [r.result === 'done'
+        ? on('Normal', requestReason(r.event), 'Control', `${who}: ${r.message}${by} [request ${r.id}]`)
+        : on('Warning', 'RequestRefused', 'Control', `${who}: ${r.action} refused (${r.code ?? 'REFUSED'}): ${r.message}${by} [request ${r.id}]`)];
+    }
     case 'phase-started':
     case 'phase-failed':
     case 'step-started':
@@ -286,4 +295,9 @@ export function eventsFor(event: EngineEvent): Described[] {
     case 'checkpoint':
       return [];
   }
+}
+
+/** `plan-paused` -> `PlanPaused`, `step-force-completed` -> `StepForceCompleted` (the Event reason). */
+function requestReason(event: string): string {
+  return event.split('-').map((w) => (w.length > 0 ? w[0]!.toUpperCase() + w.slice(1) : w)).join('');
 }

@@ -32,6 +32,10 @@ export function eventLine(e: EngineEvent): string | undefined {
       return `prune ${e.object}: ${e.result}${e.result === 'deleted' ? '' : ` (${e.message})`}`;
     case 'refused':
       return `refused (${e.refusal.code}): ${e.refusal.message}`;
+    case 'plan-waiting':
+      return `plan ${e.plan}: WAITING for \`baton plan continue ${e.instance.namespace}/${e.instance.name} --plan ${e.plan}\` ${e.waits.map((w) => (w.phase !== undefined ? `after step ${w.after} of phase ${w.phase}` : `after phase ${w.after}`)).join(' and ')}`;
+    case 'request':
+      return e.record.result === 'done' ? `${e.record.action}: ${e.record.message}` : `${e.record.action} refused (${e.record.code ?? 'REFUSED'}): ${e.record.message}`;
     case 'checkpoint':
       return undefined;
   }
@@ -40,7 +44,7 @@ export function eventLine(e: EngineEvent): string | undefined {
 export function resultLine(r: ReconcileResult): string {
   switch (r.kind) {
     case 'ran':
-      return `${r.execution.run.plan}: ${r.execution.outcome === 'complete' ? 'COMPLETE' : r.execution.outcome === 'failed' ? 'FATAL_ERROR' : 'SUPERSEDED'}`;
+      return `${r.execution.run.plan}: ${r.execution.outcome === 'complete' ? 'COMPLETE' : r.execution.outcome === 'failed' ? 'FATAL_ERROR' : r.execution.outcome === 'waiting' ? 'WAITING for baton plan continue' : 'SUPERSEDED'}`;
     case 'refused':
       return `refused (${r.refusal.code}): ${r.refusal.message}`;
     case 'nothing':

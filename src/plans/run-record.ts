@@ -26,10 +26,12 @@ export function alignRun(run: PlanRun, plan: RenderedPlan): PlanRun {
   return {
     ...fresh,
     state: run.state,
+    ...(run.continued !== undefined ? { continued: run.continued } : {}),
     phases: fresh.phases.map((ph) => {
       const old = run.phases.find((p) => p.name === ph.name);
       return {
         ...ph,
+        ...(old?.continued !== undefined ? { continued: old.continued } : {}),
         state: old?.state ?? ph.state,
         steps: ph.steps.map((s) => ({ ...s, state: old?.steps.find((o) => o.name === s.name)?.state ?? s.state })),
       };

@@ -10,11 +10,20 @@
  *                               v  (terminal failure or timeout: stops until the desired state changes)
  *                           FATAL_ERROR
  *
+ * Operators and canary strategies add plan states (docs/operations.md):
+ *
+ *   IN_PROGRESS -> PAUSED -> IN_PROGRESS   (`baton plan pause|resume`: the running step's applies finish first)
+ *   IN_PROGRESS -> WAITING -> IN_PROGRESS  (a canary strategy waits for `baton plan continue`)
+ *   any unfinished -> STOPPED              (`baton plan stop`: the run ends, its state is kept)
+ *
+ * A step marked done by `baton plan force-complete` is COMPLETE with `forced`; a step or phase carried
+ * over into a retry or restart from an earlier run is COMPLETE with `carriedFrom`.
+ *
  * Times are ISO-8601 strings so a state is plain JSON (it is checkpointed and written to Git as is).
  */
 import type { Strategy } from '../render/types.js';
 
-export type Status = 'NEVER_RUN' | 'PENDING' | 'IN_PROGRESS' | 'COMPLETE' | 'ERROR' | 'FATAL_ERROR';
+export type Status = RunState['status'];
 
 export interface FailureInfo {
   /** Stable code of the error (e.g. `KUBE_INVALID`, `STEP_TIMEOUT`, `GATE_FAILED`). */
@@ -24,13 +33,36 @@ export interface FailureInfo {
   object?: string;
 }
 
+/** Who asked for an operator action, and why (recorded with the state it caused). */
+export interface ControlStamp {
+  /** The request id (Git) or the id of a direct command. */
+  requestId: string;
+  by?: string;
+  reason?: string;
+  at: string;
+}
+
+/** Where a canary strategy waits: after `after` (a step of `phase`, or a phase of the plan when `phase` is absent). */
+export interface CanaryWait {
+  phase?: string;
+  after: string;
+  /** The continues this point needs: 1 after the first step (phase), 2 after the second. */
+  continues: number;
+}
+
 export type RunState =
   | { status: 'NEVER_RUN' }
   | { status: 'PENDING'; message: string }
   | { status: 'IN_PROGRESS'; startedAt: string; message: string }
   | { status: 'ERROR'; startedAt: string; message: string; error: FailureInfo; attempt: number }
-  | { status: 'COMPLETE'; startedAt: string; finishedAt: string; message: string }
-  | { status: 'FATAL_ERROR'; startedAt: string; finishedAt: string; message: string; error: FailureInfo };
+  | { status: 'COMPLETE'; startedAt: string; finishedAt: string; message: string; forced?: ControlStamp; carriedFrom?: string }
+  | { status: 'FATAL_ERROR'; startedAt: string; finishedAt: string; message: string; error: FailureInfo }
+  /** Plans only: paused by an operator; nothing starts until resumed. */
+  | { status: 'PAUSED'; startedAt: string; message: string; paused: ControlStamp }
+  /** Plans only: a canary strategy waits for `baton plan continue` at each of `waits`. */
+  | { status: 'WAITING'; startedAt: string; message: string; since: string; waits: CanaryWait[] }
+  /** Plans only: stopped by an operator; the run is over, its steps keep their states. */
+  | { status: 'STOPPED'; startedAt: string; finishedAt: string; message: string; stopped: ControlStamp };
 
 export interface StepRecord {
   name: string;
@@ -42,6 +74,8 @@ export interface PhaseRecord {
   strategy: Strategy;
   state: RunState;
   steps: StepRecord[];
+  /** Canary strategies: `baton plan continue` received for this phase so far. */
+  continued?: number;
 }
 
 /** One run of a plan: what the checkpoint and the status file record. */
@@ -62,10 +96,17 @@ export interface PlanRun {
   strategy: Strategy;
   state: RunState;
   phases: PhaseRecord[];
+  /** Canary plan strategy: `baton plan continue` received for the plan's phases so far. */
+  continued?: number;
 }
 
 export function isFinished(state: RunState): boolean {
-  return state.status === 'COMPLETE' || state.status === 'FATAL_ERROR';
+  return state.status === 'COMPLETE' || state.status === 'FATAL_ERROR' || state.status === 'STOPPED';
+}
+
+/** A plan held by an operator or a canary wait: not resumed on its own, only by resume or continue. */
+export function isHeld(state: RunState): state is Extract<RunState, { status: 'PAUSED' | 'WAITING' }> {
+  return state.status === 'PAUSED' || state.status === 'WAITING';
 }
 
 export function startedAtOf(state: RunState, fallback: string): string {

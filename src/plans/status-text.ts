@@ -1,6 +1,6 @@
 /** `baton plan status` as text: the active run as a tree of phases and steps, then inventory and refusal. Pure. */
 import { targetApplied, type Checkpoint } from './checkpoint.js';
-import type { RunState } from './state.js';
+import { holdText, stateText } from '../control/describe.js';
 
 export function checkpointText(cp: Checkpoint): string {
   const lines = [`instance ${cp.instance.namespace}/${cp.instance.name} (framework ${cp.framework}${cp.applied ? ` ${cp.applied.frameworkVersion}` : ''})`];
@@ -12,6 +12,8 @@ export function checkpointText(cp: Checkpoint): string {
       lines.push(`  phase ${ph.name} [${ph.strategy}]: ${stateText(ph.state)}`);
       for (const s of ph.steps) lines.push(`    step ${s.name}: ${stateText(s.state)}`);
     }
+    const held = holdText(cp.instance, run);
+    if (held) lines.push(held);
   }
   if (cp.refusal) lines.push(`refused (${cp.refusal.code}) at ${cp.refusal.at}: ${cp.refusal.message}`);
   lines.push(syncText(cp));
@@ -19,6 +21,9 @@ export function checkpointText(cp: Checkpoint): string {
   if (repair) lines.push(`last repair: ${stateText(repair.state)} (${repair.reason})`);
   for (const f of cp.repair?.fights.filter((x) => x.backoffUntil !== undefined) ?? []) {
     lines.push(`fight: ${f.object} ${f.fields.join(', ')} changed back by ${f.managers.join(', ') || 'another manager'} after ${f.repairs} repairs; repairs held back until ${f.backoffUntil ?? '?'}`);
+  }
+  for (const r of (cp.requestLog ?? []).slice(0, 5)) {
+    lines.push(`request ${r.id} ${r.action} (${r.via}${r.by ? `, by ${r.by}` : ''}): ${r.result === 'done' ? r.message : `refused ${r.code ?? ''}: ${r.message}`}${r.reason ? ` - ${r.reason}` : ''}`);
   }
   lines.push(`inventory: ${cp.inventory.length} object${cp.inventory.length === 1 ? '' : 's'}`);
   if (cp.history.length > 0) lines.push(`history: ${cp.history.map((h) => `${h.plan} ${h.state.status}`).join(', ')}`);
@@ -31,21 +36,4 @@ function syncText(cp: Checkpoint): string {
   if (cp.target && f) return `sync: Failed - ${cp.target.plan} failed${f.phase ? ` at ${f.phase}/${f.step ?? '?'}` : ''} (${f.code}), attempt ${f.attempts}; next retry at ${f.nextRetryAt}${cp.applied ? `; applied is still ${cp.applied.frameworkVersion} from ${cp.applied.at ?? 'an earlier run'}` : ''}`;
   if (targetApplied(cp)) return `sync: Synced - applied by ${cp.applied?.plan ?? 'a plan'}${cp.applied?.at ? ` at ${cp.applied.at}` : ''}`;
   return cp.target ? `sync: Progressing - ${cp.target.plan} started ${cp.target.since}` : 'sync: OutOfSync - never applied';
-}
-
-function stateText(s: RunState): string {
-  switch (s.status) {
-    case 'NEVER_RUN':
-      return 'NEVER_RUN';
-    case 'PENDING':
-      return 'PENDING';
-    case 'IN_PROGRESS':
-      return `IN_PROGRESS since ${s.startedAt}${s.message ? ` - ${s.message}` : ''}`;
-    case 'ERROR':
-      return `ERROR (attempt ${s.attempt}) ${s.message}`;
-    case 'COMPLETE':
-      return `COMPLETE ${s.startedAt} -> ${s.finishedAt}`;
-    case 'FATAL_ERROR':
-      return `FATAL_ERROR at ${s.finishedAt}: ${s.message}`;
-  }
 }

@@ -53,6 +53,7 @@ function instanceSection(inst: InstancePreview): string[] {
     case 'run':
       for (const r of inst.reasons) out.push(`- ${escapeMd(r)}`);
       for (const w of inst.warnings) out.push(`- ⚠️ ${escapeMd(w)}`);
+      for (const w of inst.waits ?? []) out.push(`- ⏸️ canary: ${w}`);
       out.push('', ...steps(inst.steps), ...pruned(inst.pruned), ...scaleDowns(inst.scaleDowns ?? []), ...schedules(inst.schedules));
       if (inst.live) out.push(...live(inst.live));
       return out;

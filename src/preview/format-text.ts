@@ -21,6 +21,7 @@ function instanceText(inst: InstancePreview): string[] {
   const out = [`${inst.instance.namespace}/${inst.instance.name}: ${plainOutcome} (${whyCell(inst)})`];
   if (inst.outcome === 'refused') return [...out, ...inst.details.map((d) => `  ${d}`)];
   if (inst.outcome === 'run') for (const w of inst.warnings) out.push(`  warning: ${w}`);
+  if (inst.outcome === 'run') for (const w of inst.waits ?? []) out.push(`  canary: ${w}`);
   if (inst.outcome === 'run' || inst.outcome === 'remove') {
     for (const s of inst.steps) {
       out.push(`  ${s.phase}/${s.step}: ${countChanges(s.changes)}`);

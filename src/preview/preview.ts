@@ -15,6 +15,7 @@ import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.j
 import { appliedObjects, renderLoaded } from './render-objects.js';
 import { diffSchedules } from './schedules.js';
 import { scaleDowns } from '../recovery/decommission.js';
+import { canaryWaits, continueCommand, waitPoint } from '../control/index.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { planViolations } from '../tenancy/rules.js';
 import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
@@ -150,6 +151,7 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
     reasons: [selection.reason],
     // What the preview could not check (encrypted values without a key, values from the cluster) is said here.
     warnings: [...selection.warnings, ...after.notes.map((n) => mask(n.message))],
+    ...waitsOf(instance, headPlan.plan),
     steps,
     pruned: prunedRefs(baseObjects, headObjects),
     schedules,
@@ -253,4 +255,10 @@ async function ownershipConflicts(headAt: ReadonlyMap<string, InstanceAt>, rende
     all.push({ file, instance: { namespace: state.instance.namespace, name: state.instance.name }, objects: appliedObjectsOf(plans) });
   }
   return ownershipProblems(all);
+}
+
+/** `waits for \`baton plan continue shop/zk --plan deploy\` after step zk-0 of phase main` per canary wait. */
+function waitsOf(instance: { namespace: string; name: string }, plan: RenderedPlan): { waits?: string[] } {
+  const waits = canaryWaits(plan).map((w) => `waits for \`${continueCommand(instance, plan.plan)}\` ${waitPoint(w)}`);
+  return waits.length > 0 ? { waits } : {};
 }

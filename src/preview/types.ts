@@ -58,6 +58,8 @@ export type InstancePreview =
       /** Why this plan: "new instance", "REPLICAS changed (trigger: update)", ... */
       reasons: string[];
       warnings: string[];
+      /** Where the plan waits for `baton plan continue` (canary strategies), and the command, in words. */
+      waits?: string[];
       steps: StepPreview[];
       pruned: ObjectRef[];
       schedules: ScheduleChange[];

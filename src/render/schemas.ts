@@ -11,7 +11,7 @@ export const API_VERSION = 'baton.dev/v1alpha1';
 const dnsLabel = z.string().max(63).regex(DNS1123_LABEL, 'must be a DNS-1123 label: lowercase letters, digits and "-", at most 63 characters');
 const semver = z.string().regex(SEMVER, 'must be a semantic version such as 1.2.0');
 const duration = z.string().regex(DURATION_PATTERN, 'must be a duration such as 90s, 10m or 1h30m');
-const strategy = z.enum(['serial', 'parallel']);
+const strategy = z.enum(['serial', 'parallel', 'serial-canary', 'parallel-canary']);
 const schemaRef = z.string().optional().describe('JSON Schema reference for editors; ignored by Baton');
 
 export const paramTypes = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;

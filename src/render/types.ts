@@ -4,7 +4,8 @@
  */
 import type { KubeObject } from '../kube/object.js';
 
-export type Strategy = 'serial' | 'parallel';
+/** Canary strategies (DC/OS): the first item runs, then the plan waits for `baton plan continue`; the second runs and waits again; then the rest, serial or parallel. */
+export type Strategy = 'serial' | 'parallel' | 'serial-canary' | 'parallel-canary';
 
 /** One object of a step's batch. Toggle tasks render to `apply` or `delete` depending on their parameter. */
 export type BatchAction =

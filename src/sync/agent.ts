@@ -160,6 +160,8 @@ export class Agent {
   private repositorySync: { commit: string; sync: SyncSettingsDecl | undefined } | undefined;
   /** Failed instances a new commit asked to retry, not yet retried. */
   private readonly retryNowFor = new Set<string>();
+  /** Suspended instances (`suspend: true`): their schedules hold, so they set no poll time. */
+  private readonly suspended = new Set<string>();
   /** Whether some instance takes values from the cluster (then no poll may skip looking). */
   private clusterValues = false;
 
@@ -509,6 +511,12 @@ export class Agent {
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
     }
+    // Suspended: nothing runs (no retry, no schedule) until the instance file says otherwise.
+    if (d.suspend === true) {
+      this.suspended.add(key);
+      return undefined;
+    }
+    this.suspended.delete(key);
     const retry = this.retryOf(key, previous, now);
     if (retry !== undefined) return this.schedule(d.key, commit, tree, d, retry.reason, { schedules, retryNow: retry.now });
     const due = this.startableRun(key, d, schedules, now);
@@ -552,7 +560,7 @@ export class Agent {
     let min: number | undefined;
     for (const [key, list] of this.nextRuns) {
       // A busy instance runs its schedule after the running plan: the regular poll finds it then.
-      if (this.workers.has(key) || this.refused?.keys.has(key) === true) continue;
+      if (this.workers.has(key) || this.refused?.keys.has(key) === true || this.suspended.has(key)) continue;
       for (const s of list) {
         if (s.nextRun === undefined || this.slotsStarted.has(`${key}@${s.nextRun}`)) continue;
         const at = Math.max(Date.parse(s.nextRun), this.scheduleRetryAt.get(key) ?? 0);

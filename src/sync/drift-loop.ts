@@ -17,6 +17,7 @@ import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, type DesiredInstance } from './scan.js';
 import type { InstanceKey, InstanceStatus } from './status-file.js';
 import { driftSectionOf, healthAfterRepair, healthSectionOf, sameLive } from './status-sections.js';
+import { unrecordedControl } from '../control/index.js';
 
 /** What the drift loop needs from the agent. */
 export interface DriftHost {
@@ -88,7 +89,8 @@ export class DriftLoop {
     for (const [id, d] of input.desired) {
       const status = this.host.status(id);
       // Only instances the agent has acted on at this desired state, and that are not being worked on.
-      if (status === undefined || status.state === 'REFUSED' || status.state === 'REMOVED' || this.host.busy(id)) continue;
+      // A suspended instance is neither checked nor repaired (docs/operations.md).
+      if (status === undefined || status.state === 'REFUSED' || status.state === 'REMOVED' || status.state === 'SUSPENDED' || d.suspend === true || this.host.busy(id)) continue;
       if (!sameFingerprint(status.observed, d.fingerprint) || (status.currentPlan === undefined && status.sync?.lastApplied === undefined)) continue;
       candidates.push({ desired: d, status, instance: this.keeperInstance(d, input.tree, driftSettingsOf(repoSync, d.sync)) });
     }
@@ -126,6 +128,12 @@ export class DriftLoop {
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
     const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
     const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
+    // What a command run directly against the cluster did meanwhile (`baton plan pause --kubeconfig`...):
+    // the checkpoint has it and the record not; recorded now, once (docs/operations.md).
+    if (checkpoint !== undefined) {
+      const operators = unrecordedControl(c.status, checkpoint).length;
+      if (reporter.recordTransitions().length + operators > 0) await between();
+    }
     if (recovered > 0 && !sameLive(c.status, sections)) await between();
     if (!sameLive(c.status, sections)) {
       recordDriftCheck(reporter, sections);

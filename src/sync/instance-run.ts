@@ -14,12 +14,14 @@ import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
 import { RenderProblemsError, maskSensitive, problemLocation, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
-import { parseRequest, requestPath } from './request-file.js';
+import { parseRequestFile, requestPath, triggerOf, type OperatorRequest } from './request-file.js';
+import { carryOutRequests } from '../control/index.js';
 import type { DesiredInstance } from './scan.js';
 import type { Fingerprint, InstanceKey, InstanceStatus, RefusalStatus, ScheduleStatus } from './status-file.js';
 import { StatusReporter, type RecordBook, type ReporterContext } from './status-reporter.js';
 import type { StatusWriter } from './status-writer.js';
 import { driftSettingsOf } from '../drift/settings.js';
+import { holdText } from '../control/describe.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
 
@@ -27,6 +29,8 @@ export type RunOutcome =
   | { kind: 'complete'; plan: string }
   | { kind: 'failed'; plan: string; message: string }
   | { kind: 'superseded'; plan: string }
+  /** A canary strategy waits for `baton plan continue`. */
+  | { kind: 'waiting'; plan: string; message: string }
   | { kind: 'refused'; message: string }
   | { kind: 'nothing'; message: string }
   | { kind: 'removed'; message: string }
@@ -117,10 +121,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => observedFingerprint(full, requestId, planStarted, reporter.checkpoint));
 
   let source: InstanceSource;
+  let requests: OperatorRequest[];
   try {
     // The layout refused this instance (two files for it, a symbolic link): nothing runs, nothing is deleted.
     if (input.desired?.refusal !== undefined) throw new RenderProblemsError(input.desired.refusal);
-    source = await loadSource(deps, input, file);
+    ({ source, requests } = await loadSource(deps, input, file));
   } catch (err) {
     return { outcome: refuse(deps, key, reporter, err, []), status: reporter.last };
   }
@@ -133,10 +138,14 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     ...(retries ? [(e: EngineEvent): void => retries.note(e, source.sensitiveValues)] : []), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []),
   ];
 
+  const client = deps.clientFor?.(key) ?? deps.client;
+  const held = await operatorsFirst(deps, input, { source, requests, reporter, client, emit: (e) => { for (const listen of listeners) listen(e); } });
+  if (held !== undefined) return { outcome: held, status: reporter.last };
+
   let result: ReconcileResult;
   try {
     result = await reconcile({
-      client: deps.clientFor?.(key) ?? deps.client,
+      client,
       store: deps.checkpoints,
       hooks: deps.hooks,
       instance: key,
@@ -192,6 +201,7 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
       reporter.recordTransitions();
       if (result.execution.outcome === 'failed') return { outcome: { kind: 'failed', plan: run.plan, message: result.execution.error.message }, status: reporter.last };
       if (result.execution.outcome === 'superseded') return { outcome: { kind: 'superseded', plan: run.plan }, status: reporter.last };
+      if (result.execution.outcome === 'waiting') return { outcome: { kind: 'waiting', plan: run.plan, message: holdText(key, run) ?? 'waiting for baton plan continue' }, status: reporter.last };
       return { outcome: { kind: 'complete', plan: run.plan }, status: reporter.last };
     }
     case 'refused':
@@ -266,21 +276,64 @@ export function forgetRefusedInstance(deps: InstanceRunDeps, previous: InstanceS
   reporter.write({ ...reporter.transition('removed', 'REMOVED'), message: 'only a refused commit named this instance' }, { removed: true });
 }
 
-async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<InstanceSource> {
+/**
+ * What operators decided comes before the plan engine (docs/operations.md): a suspended instance runs
+ * nothing (the outcome is returned); one no longer suspended says so once; the requests of the file
+ * not carried out yet are (a pause or stop decides whether the plan resumes).
+ */
+async function operatorsFirst(deps: InstanceRunDeps, input: InstanceRunInput, at: { source: InstanceSource; requests: OperatorRequest[]; reporter: StatusReporter; client: KubeClient; emit: EventListener }): Promise<RunOutcome | undefined> {
+  const { source, reporter } = at;
+  if (input.desired === undefined) return undefined;
+  if (source.instance.decl.suspend === true) return suspend(deps, input, reporter);
+  if (input.previous?.suspended !== undefined) reporter.write({ ...reporter.transition('unsuspended', 'IN_PROGRESS'), message: `suspended since ${input.previous.suspended.since}` });
+  if (at.requests.length === 0) return undefined;
+  const carried = await carryOutRequests({
+    store: deps.checkpoints, instance: input.key, requests: at.requests.map((r) => ({ ...r, via: 'git' as const })), plans: source.desired.plans,
+    now: deps.now(), sourceCommit: input.commit, client: at.client, emit: at.emit, mask: (t) => maskSensitive(t, source.sensitiveValues),
+  });
+  if (carried.checkpoint) reporter.checkpoint = carried.checkpoint;
+  return undefined;
+}
+
+/** The instance's desired state, and the requests of its request file (none for a removal or a scheduled run). */
+async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<{ source: InstanceSource; requests: OperatorRequest[] }> {
   const values = deps.valuesFor?.(input.key);
   const options = values ? { values } : {};
   if (input.desired === undefined) {
     // Removed: the framework and values it was applied with are in the commit it was applied at.
     const at = input.previous?.sourceCommit;
     if (at === undefined) throw new Error(`${file} was removed and no earlier commit of it is known`);
-    return loadInstanceSource(await deps.store.at(at), file, deps.renderer, { removed: true }, options);
+    return { source: await loadInstanceSource(await deps.store.at(at), file, deps.renderer, { removed: true }, options), requests: [] };
   }
   if (input.scheduled) {
-    return loadInstanceSource(input.tree, file, deps.renderer, { request: { ...input.scheduled } }, options);
+    return { source: await loadInstanceSource(input.tree, file, deps.renderer, { request: { ...input.scheduled } }, options), requests: [] };
   }
   const requestText = input.desired.fingerprint.request ? await input.tree.readText(requestPath(input.key)) : undefined;
-  const request = requestText !== undefined ? parseRequest(requestText, requestPath(input.key)) : undefined;
-  return loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {}, options);
+  const requests = requestText !== undefined ? parseRequestFile(requestText, requestPath(input.key)) : [];
+  const request = triggerOf(requests);
+  return { source: await loadInstanceSource(input.tree, file, deps.renderer, request ? { request } : {}, options), requests };
+}
+
+/**
+ * A suspended instance (`suspend: true`): nothing is applied, repaired or scheduled. Recorded once
+ * (`suspended`, since when and by which commit); later looks only record the desired state as seen.
+ */
+function suspend(deps: InstanceRunDeps, input: InstanceRunInput, reporter: StatusReporter): RunOutcome {
+  const already = input.previous?.suspended;
+  const since = already ?? { since: deps.now(), commit: input.commit };
+  reporter.setSuspended(since);
+  const message = `suspended since ${since.since}: nothing is applied or repaired, schedules hold`;
+  if (already === undefined) {
+    reporter.write({ ...reporter.transition('suspended', 'SUSPENDED'), message: `suspend: true in ${input.desired?.file ?? 'the instance file'}` });
+    deps.kubeEvents?.recordInstance(input.key, 'Normal', 'Suspended', `${input.key.namespace}/${input.key.name}: ${message}`, []);
+  } else if (input.previous?.sourceCommit !== input.commit || !sameObserved(input.previous.observed, input.desired?.fingerprint)) {
+    reporter.write({ ...reporter.transition('observed', 'SUSPENDED'), message: 'suspended: the new desired state waits' });
+  }
+  return { kind: 'nothing', message };
+}
+
+function sameObserved(a: Fingerprint | undefined, b: Fingerprint | undefined): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
 }
 
 /** The file of a removed instance at the commit it was last applied at (`.yaml`, else `.yml`). */

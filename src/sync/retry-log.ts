@@ -34,6 +34,7 @@ export class StepRetryLog {
         return;
       case 'plan-complete':
       case 'plan-failed':
+      case 'plan-waiting':
       case 'plan-superseded': {
         const prefix = `${event.instance.namespace}/${event.instance.name}\u0000${event.runId}\u0000`;
         for (const key of this.steps.keys()) if (key.startsWith(prefix)) this.steps.delete(key);
@@ -47,6 +48,7 @@ export class StepRetryLog {
       case 'step-started':
       case 'step-waiting':
       case 'prune':
+      case 'request':
       case 'refused':
         return;
     }

@@ -30,9 +30,11 @@ export interface DesiredInstance {
   valuesFileIds: string[];
   /** The instance file's `sync:` settings (drift interval, self-heal policy, retries). */
   sync?: SyncSettingsDecl;
+  /** `suspend: true`: nothing is applied or repaired, schedules hold (docs/operations.md). */
+  suspend?: boolean;
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl; suspend?: boolean }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -54,7 +56,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
       parsed = inst.ok
-        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}) }
+        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}), ...(inst.value.decl.suspend === true ? { suspend: true } : {}) }
         : { schedules: [], valuesFiles: [], valuesFrom: [] };
       cache.set(blob, parsed);
     }
@@ -72,7 +74,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
     const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
     const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(refused ? { refusal: ref.problems } : {}) });
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   return out;
 }

@@ -7,7 +7,7 @@
  */
 import jsYaml from 'js-yaml';
 import { z } from 'zod';
-import type { Checkpoint } from '../plans/checkpoint.js';
+import type { Checkpoint, RequestRecord } from '../plans/checkpoint.js';
 import { isFinished, type PlanRun, type RunState } from '../plans/state.js';
 import { plansOf, STATUS_MAX_DRIFTED, syncOf, withRepairs, type DriftSection, type HealthSection, type PlanLastRun, type SyncStatus } from './status-sections.js';
 import { maskSensitive } from '../render/mask.js';
@@ -60,11 +60,13 @@ export interface InstanceStatus {
   kind: 'InstanceStatus';
   instance: InstanceKey;
   framework: { name: string; version?: string };
-  state: 'PENDING' | 'IN_PROGRESS' | 'COMPLETE' | 'ERROR' | 'FATAL_ERROR' | 'REFUSED' | 'REMOVED';
+  state: 'PENDING' | 'IN_PROGRESS' | 'COMPLETE' | 'ERROR' | 'FATAL_ERROR' | 'REFUSED' | 'REMOVED' | 'PAUSED' | 'WAITING' | 'STOPPED' | 'SUSPENDED';
   sourceCommit: string;
   updatedAt: string;
   observed: Fingerprint;
   refusal?: RefusalStatus;
+  /** `suspend: true` in the instance file: nothing is applied or repaired, schedules hold (docs/operations.md). */
+  suspended?: SuspendedStatus;
   /** Is the desired commit fully applied (status-sections.ts). Absent only in files written before it existed. */
   sync?: SyncStatus;
   /** Live health of the instance's objects, refreshed on the drift interval. */
@@ -78,6 +80,15 @@ export interface InstanceStatus {
   inventory: string[];
   schedules: ScheduleStatus[];
   handledRequests: string[];
+  /** Operator requests carried out or refused, newest first (docs/operations.md). */
+  requests?: RequestRecord[];
+}
+
+export interface SuspendedStatus {
+  /** When the agent first saw the instance suspended. */
+  since: string;
+  /** The commit that suspends it (the first the agent saw). */
+  commit: string;
 }
 
 export interface BuildInput {
@@ -95,6 +106,7 @@ export interface BuildInput {
   /** The last health and drift the agent measured (kept from the previous status until measured again). */
   health?: HealthSection;
   drift?: DriftSection;
+  suspended?: SuspendedStatus;
 }
 
 /** Bounds on what one status file carries (the file is rewritten on every transition). */
@@ -120,8 +132,8 @@ export function buildStatus(input: BuildInput): InstanceStatus {
   const found = input.refusal ?? (cp?.refusal ? { code: cp.refusal.code, message: cp.refusal.message, at: cp.refusal.at } : undefined);
   const refusal = found ? capRefusal(found) : undefined;
   const refused = refusal !== undefined && (input.refusal !== undefined || !active);
-  const sync = syncOf(cp, { commit: input.sourceCommit, ...(input.framework.version ? { frameworkVersion: input.framework.version } : {}) }, refused);
-  const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refused ? 'REFUSED' : stateOf(active, sync);
+  const sync = syncOf(cp, { commit: input.sourceCommit, ...(input.framework.version ? { frameworkVersion: input.framework.version } : {}) }, refused, input.suspended);
+  const state: InstanceStatus['state'] = input.removed ? 'REMOVED' : refused ? 'REFUSED' : input.suspended ? 'SUSPENDED' : stateOf(active, sync);
   const drift = input.drift ? withRepairs(input.drift, cp) : undefined;
   const status: InstanceStatus = {
     apiVersion: STATUS_API_VERSION,
@@ -133,6 +145,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     updatedAt: input.now,
     observed: { ...input.observed },
     ...(refusal ? { refusal } : {}),
+    ...(input.suspended ? { suspended: { ...input.suspended } } : {}),
     sync,
     ...(input.health ? { health: input.health } : {}),
     ...(drift ? { drift: { ...drift, objects: drift.objects.slice(0, STATUS_MAX_DRIFTED), errors: drift.errors.slice(0, STATUS_MAX_PROBLEMS).map(capText) } } : {}),
@@ -142,6 +155,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     inventory: (cp?.inventory ?? []).map((e) => refKey(e)).sort(),
     schedules: input.schedules ?? [],
     handledRequests: (cp?.handledRequests ?? []).slice(0, 20),
+    ...(cp?.requestLog?.length ? { requests: cp.requestLog.map((r) => ({ ...r, message: capText(r.message) })) } : {}),
   };
   return maskText(status, input.sensitiveValues ?? []);
 }
@@ -159,6 +173,7 @@ function maskText(status: InstanceStatus, sensitive: readonly string[]): Instanc
   if (masked.currentPlan && status.currentPlan) masked.currentPlan.id = status.currentPlan.id;
   masked.recentPlans.forEach((p, i) => { p.id = status.recentPlans[i]?.id ?? p.id; });
   masked.handledRequests = status.handledRequests;
+  masked.requests?.forEach((r, i) => { const raw = status.requests?.[i]; if (raw) { r.id = raw.id; if (raw.runId) r.runId = raw.runId; } });
   if (masked.sync && status.sync) {
     masked.sync.desired = status.sync.desired;
     if (status.sync.lastApplied) masked.sync.lastApplied = status.sync.lastApplied;

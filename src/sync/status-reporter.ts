@@ -9,7 +9,7 @@ import type { EngineEvent } from '../plans/events.js';
 import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
-import { buildStatus, formatStatus, statusPath, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus } from './status-file.js';
+import { buildStatus, formatStatus, statusPath, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 
@@ -27,6 +27,7 @@ function podTrailers(t: Transition, cp: Checkpoint | undefined): Pick<Transition
   return { ...(pods ? { pods } : {}), ...(requestedBy ? { requestedBy } : {}) };
 }
 import { unrecordedTransitions, type PlanTransition } from './transitions.js';
+import { holdText, unrecordedControl, type ControlTransition } from '../control/index.js';
 
 export interface ReporterContext {
   key: InstanceKey;
@@ -39,6 +40,8 @@ export interface ReporterContext {
   now: () => string;
   /** The health and drift sections to carry (the last drift check, or the previous status's). */
   live?: () => { health?: HealthSection; drift?: DriftSection };
+  /** Set while the instance is suspended (`suspend: true`). */
+  suspended?: SuspendedStatus;
 }
 
 /**
@@ -73,6 +76,12 @@ export class StatusReporter {
     return this.records.get(this.ctx.key);
   }
 
+  /** Marks the instance suspended (since when, by which commit) in everything written from now on. */
+  setSuspended(suspended: SuspendedStatus | undefined): void {
+    if (suspended) this.ctx.suspended = suspended;
+    else delete this.ctx.suspended;
+  }
+
   /** Once the instance's values are resolved: mask them in everything written from now on. */
   setSensitiveValues(values: readonly string[]): void {
     this.ctx.sensitiveValues = values;
@@ -87,6 +96,8 @@ export class StatusReporter {
       case 'plan-started':
       case 'phase-complete':
       case 'plan-failed':
+      case 'plan-waiting':
+      case 'request':
         this.recordTransitions();
         return;
       // plan-complete: recorded by the caller once pruning is done, so it carries the final inventory.
@@ -107,11 +118,31 @@ export class StatusReporter {
     }
   };
 
-  /** Writes every plan transition the checkpoint shows and the record does not, in order; returns them. */
+  /**
+   * Writes every plan transition the checkpoint shows and the record does not, in order, then the
+   * operator transitions (requests carried out or refused, canary waits; src/control/); returns the
+   * plan transitions.
+   */
   recordTransitions(): PlanTransition[] {
     const missing = unrecordedTransitions(this.records.get(this.ctx.key), this.checkpoint);
     for (const t of missing) this.submit(this.planTransition(t));
+    for (const c of unrecordedControl(this.records.get(this.ctx.key), this.checkpoint)) this.submit(this.controlTransition(c));
     return missing;
+  }
+
+  private controlTransition(c: ControlTransition): Transition {
+    if (c.kind === 'waiting') {
+      return { ...this.transition('plan-waiting', 'WAITING', c.run), sourceCommit: c.run.sourceCommit ?? this.ctx.sourceCommit, message: holdText(this.ctx.key, c.run) ?? 'waiting for baton plan continue' };
+    }
+    const r = c.record;
+    const run = [this.checkpoint?.active, ...(this.checkpoint?.history ?? [])].find((x) => x !== undefined && x.id === r.runId);
+    const t: Transition = run ? this.transition('request', run.state.status, run) : this.transition('request', 'DONE');
+    return {
+      ...t, event: r.result === 'refused' ? 'request-refused' : 'request', ...(r.result === 'refused' ? { result: 'REFUSED' } : {}),
+      requestEvent: r.event, requestId: r.id, action: r.action, message: r.message,
+      ...(r.plan !== undefined ? { plan: r.plan } : {}), ...(r.by !== undefined ? { requestedBy: r.by } : {}), ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      ...(r.phase !== undefined ? { phase: r.phase } : {}), ...(r.step !== undefined ? { step: r.step } : {}),
+    };
   }
 
   /** A transition that is not a plan's (refused, observed, removed...): about the user's commit of this look. */
@@ -180,6 +211,7 @@ export class StatusReporter {
       ...(extra.refusal ? { refusal: extra.refusal } : {}),
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
+      ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),
       ...(this.ctx.live?.() ?? {}),
     });
     this.records.set(this.ctx.key, status);

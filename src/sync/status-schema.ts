@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { STATUS_API_VERSION } from './status-file.js';
 
 const runState = z.looseObject({
-  status: z.enum(['NEVER_RUN', 'PENDING', 'IN_PROGRESS', 'ERROR', 'COMPLETE', 'FATAL_ERROR']),
+  status: z.enum(['NEVER_RUN', 'PENDING', 'IN_PROGRESS', 'ERROR', 'COMPLETE', 'FATAL_ERROR', 'PAUSED', 'WAITING', 'STOPPED']),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
   message: z.string().optional(),
@@ -21,14 +21,14 @@ const planRun = z.looseObject({
   reason: z.string(),
   args: z.record(z.string(), z.string()),
   frameworkVersion: z.string(),
-  strategy: z.enum(['serial', 'parallel']),
+  strategy: z.enum(['serial', 'parallel', 'serial-canary', 'parallel-canary']),
   state: runState,
-  phases: z.array(z.looseObject({ name: z.string(), strategy: z.enum(['serial', 'parallel']), state: runState, steps: z.array(z.looseObject({ name: z.string(), state: runState })) })),
+  phases: z.array(z.looseObject({ name: z.string(), strategy: z.enum(['serial', 'parallel', 'serial-canary', 'parallel-canary']), state: runState, steps: z.array(z.looseObject({ name: z.string(), state: runState })) })),
 });
 
 const sync = z
   .looseObject({
-    status: z.enum(['Synced', 'OutOfSync', 'Progressing', 'Failed', 'Refused']),
+    status: z.enum(['Synced', 'OutOfSync', 'Progressing', 'Failed', 'Refused', 'Paused', 'Waiting', 'Stopped', 'Suspended']),
     desired: z.looseObject({ commit: z.string(), frameworkVersion: z.string().optional() }),
     lastApplied: z.looseObject({ commit: z.string().optional(), frameworkVersion: z.string(), at: z.string().optional(), plan: z.string().optional(), runId: z.string().optional() }).optional(),
     failure: z
@@ -69,7 +69,8 @@ export const statusSchema = z
     kind: z.literal('InstanceStatus'),
     instance: z.looseObject({ namespace: z.string(), name: z.string() }),
     framework: z.looseObject({ name: z.string(), version: z.string().optional() }),
-    state: z.enum(['PENDING', 'IN_PROGRESS', 'COMPLETE', 'ERROR', 'FATAL_ERROR', 'REFUSED', 'REMOVED']),
+    state: z.enum(['PENDING', 'IN_PROGRESS', 'COMPLETE', 'ERROR', 'FATAL_ERROR', 'REFUSED', 'REMOVED', 'PAUSED', 'WAITING', 'STOPPED', 'SUSPENDED']),
+    suspended: z.looseObject({ since: z.string(), commit: z.string() }).optional().describe('suspend: true in the instance file: nothing is applied or repaired, schedules hold'),
     sourceCommit: z.string(),
     updatedAt: z.string(),
     observed: z.looseObject({ instance: z.string(), framework: z.string().optional(), request: z.string().optional() }),
@@ -83,6 +84,10 @@ export const statusSchema = z
     inventory: z.array(z.string()),
     schedules: z.array(z.looseObject({ plan: z.string(), cron: z.string(), timezone: z.string(), lastRun: z.string().optional(), nextRun: z.string().optional() })),
     handledRequests: z.array(z.string()),
+    requests: z
+      .array(z.looseObject({ id: z.string(), action: z.string(), via: z.enum(['git', 'direct']), result: z.enum(['done', 'refused']), event: z.string(), message: z.string(), code: z.string().optional(), at: z.string(), by: z.string().optional(), reason: z.string().optional(), plan: z.string().optional(), runId: z.string().optional(), phase: z.string().optional(), step: z.string().optional(), pod: z.string().optional() }))
+      .optional()
+      .describe('operator requests carried out or refused, newest first'),
   })
   .describe('Baton status file written by the agent: status/<namespace>/<instance>.yaml');
 

@@ -9,9 +9,11 @@ import type { Checkpoint, FightRecord, TargetFailure } from '../plans/checkpoint
 import { targetApplied } from '../plans/checkpoint.js';
 import { isUnfinished } from '../plans/concurrency.js';
 import type { PlanRun, RunState } from '../plans/state.js';
+import { holdText, stampText } from '../control/describe.js';
 import type { InstanceDrift, SelfHealPolicy } from '../drift/index.js';
 
-export type SyncState = 'Synced' | 'OutOfSync' | 'Progressing' | 'Failed' | 'Refused';
+/** Paused, Waiting, Stopped and Suspended: an operator holds the instance (docs/operations.md). */
+export type SyncState = 'Synced' | 'OutOfSync' | 'Progressing' | 'Failed' | 'Refused' | 'Paused' | 'Waiting' | 'Stopped' | 'Suspended';
 
 export interface SyncStatus {
   status: SyncState;
@@ -85,12 +87,19 @@ export interface PlanLastRun {
 export const STATUS_MAX_DRIFTED = 50;
 
 /** Is the desired state applied? From the checkpoint (the engine's truth) and a refusal on record. */
-export function syncOf(cp: Checkpoint | undefined, desired: SyncStatus['desired'], refused: boolean): SyncStatus {
+export function syncOf(cp: Checkpoint | undefined, desired: SyncStatus['desired'], refused: boolean, suspended?: { since: string }): SyncStatus {
   const lastApplied = lastAppliedOf(cp);
   const base = { desired, ...(lastApplied ? { lastApplied } : {}) };
   const target = cp?.target;
   const failure = target?.failure;
   if (refused) return { ...base, status: 'Refused', message: 'the desired state is refused (see refusal); what runs stays as it was' };
+  if (suspended) return { ...base, status: 'Suspended', message: `suspended since ${suspended.since} (suspend: true in the instance file): nothing is applied or repaired, schedules hold` };
+  const active = cp?.active;
+  if (cp !== undefined && active !== undefined) {
+    const held = holdText(cp.instance, active);
+    if (held !== undefined) return { ...base, status: active.state.status === 'PAUSED' ? 'Paused' : 'Waiting', message: held };
+    if (active.state.status === 'STOPPED' && !targetApplied(cp)) return { ...base, status: 'Stopped', message: `plan ${active.plan} stopped ${stampText(active.state.stopped)}; \`baton plan retry\` or a new commit runs it again` };
+  }
   if (cp?.active !== undefined && isUnfinished(cp.active) && cp.active.id === target?.runId) {
     return { ...base, status: 'Progressing', message: `${cp.active.plan} is applying the desired state${failure ? ` (retry after ${failure.attempts} failed attempt${failure.attempts === 1 ? '' : 's'})` : ''}` };
   }

@@ -19,6 +19,9 @@ export const TRAILER = {
   requestedBy: 'Baton-Requested-By',
   /** Why, as the operator wrote it (force-complete requires one). */
   reason: 'Baton-Reason',
+  /** The phase and step an operator request named (restart, force-complete). */
+  phase: 'Baton-Phase',
+  step: 'Baton-Step',
   /** The sync state after this transition: Synced, OutOfSync, Progressing, Failed, Refused. */
   sync: 'Baton-Sync',
   /** The live health recorded with this transition: Healthy, Progressing, Missing, Degraded, Unknown. */
@@ -32,7 +35,9 @@ export const TRAILER = {
 /** Drifted objects named in one commit's trailers, at most. */
 export const MAX_DRIFT_TRAILERS = 20;
 
-export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked';
+export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked'
+  /** Operators (src/control/, docs/operations.md): a carried-out request names its own event (`plan-paused`...). */
+  | 'request' | 'request-refused' | 'plan-waiting' | 'suspended' | 'unsuspended';
 
 export interface Transition {
   instance: { namespace: string; name: string };
@@ -49,11 +54,17 @@ export interface Transition {
   message?: string;
   /** Drifted objects (a drift check) or the objects a repair re-applied. */
   objects?: string[];
-  /** Pods a pod action acted on, and who asked for it (a person, `recovery`, `decommission`). */
+  /** Pods a pod action acted on; who asked for it or a request (a person, `recovery`, `decommission`). */
   pods?: string[];
   requestedBy?: string;
   sync?: string;
   health?: string;
+  /** Operator requests: the event name recorded (`plan-paused`, `step-force-completed`...) for `request`. */
+  requestEvent?: string;
+  requestId?: string;
+  action?: string;
+  reason?: string;
+  step?: string;
 }
 
 /** `prod/redis: backup COMPLETE in 42s` (namespace/instance, as in status/ paths and trailers). */
@@ -72,13 +83,18 @@ export function summaryOf(t: Transition): string {
     case 'observed': return `${who}: no plan needed${t.message ? ` (${t.message})` : ''}`;
     case 'scheduled': return `${who}: ${plan} scheduled run recorded`;
     case 'drift-checked': return `${who}: ${t.message ?? 'drift checked'}`;
+    case 'request': return `${who}: ${t.message ?? `${t.action ?? 'request'} carried out`}${t.requestedBy ? ` (by ${t.requestedBy})` : ''}`;
+    case 'request-refused': return `${who}: ${t.action ?? 'request'} refused${t.message ? `: ${t.message}` : ''}`;
+    case 'plan-waiting': return `${who}: ${plan} WAITING${t.message ? `: ${t.message}` : ''}`;
+    case 'suspended': return `${who}: suspended${t.message ? ` (${t.message})` : ''}`;
+    case 'unsuspended': return `${who}: no longer suspended`;
   }
 }
 
 export function trailersOf(t: Transition): Trailers {
   const out: [string, string][] = [
     [TRAILER.instance, `${t.instance.namespace}/${t.instance.name}`],
-    [TRAILER.event, t.event],
+    [TRAILER.event, t.event === 'request' ? (t.requestEvent ?? 'request') : t.event],
     [TRAILER.result, t.result],
     [TRAILER.sourceCommit, t.sourceCommit],
   ];
@@ -87,6 +103,12 @@ export function trailersOf(t: Transition): Trailers {
   if (t.frameworkVersion !== undefined) out.push([TRAILER.frameworkVersion, t.frameworkVersion]);
   if (t.sync !== undefined) out.push([TRAILER.sync, t.sync]);
   if (t.health !== undefined) out.push([TRAILER.health, t.health]);
+  if (t.requestId !== undefined) out.push([TRAILER.request, t.requestId]);
+  if (t.action !== undefined) out.push([TRAILER.action, t.action]);
+  if (t.requestedBy !== undefined) out.push([TRAILER.requestedBy, t.requestedBy]);
+  if (t.reason !== undefined) out.push([TRAILER.reason, oneLine(t.reason)]);
+  if (t.phase !== undefined && t.requestId !== undefined) out.push([TRAILER.phase, t.phase]);
+  if (t.step !== undefined) out.push([TRAILER.step, t.step]);
   for (const o of (t.objects ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.driftObject, o]);
   if ((t.objects?.length ?? 0) > MAX_DRIFT_TRAILERS) out.push([TRAILER.driftObject, `... and ${(t.objects?.length ?? 0) - MAX_DRIFT_TRAILERS} more (see the status file)`]);
   for (const p of (t.pods ?? []).slice(0, MAX_DRIFT_TRAILERS)) out.push([TRAILER.pod, p]);
@@ -98,4 +120,9 @@ export function formatSeconds(s: number): string {
   if (s < 120) return `${Math.round(s)}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** A trailer value stays on one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').slice(0, 500);
 }

@@ -58,7 +58,8 @@ export function unrecordedTransitions(record: PlanRecord | undefined, checkpoint
 function transitionsOf(run: PlanRun, recorded: PlanRun | undefined, archived: boolean): PlanTransition[] {
   if (!started(run)) return [];
   const out: PlanTransition[] = [];
-  if (recorded === undefined) out.push({ event: 'plan-started', run });
+  // A run recorded before it started (a retry or restart an operator asked for, src/control/) still starts once.
+  if (recorded === undefined || !started(recorded)) out.push({ event: 'plan-started', run });
   if (recorded !== undefined && ended(recorded.state)) return out;
   const phases = run.phases
     .filter((p, i) => p.state.status === 'COMPLETE' && !phaseRecorded(recorded, p.name, i))

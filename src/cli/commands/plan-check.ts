@@ -52,7 +52,8 @@ export function registerPlanCheck(plan: Command, io: CliIO): void {
     });
 }
 
-function instanceFileOf(target: string, flags: ClusterFlags, cwd: string): string | undefined {
+/** `namespace/instance` under --repo (or the current directory), or an instance file as given. */
+export function instanceFileOf(target: string, flags: Pick<ClusterFlags, 'repo'>, cwd: string): string | undefined {
   if (/\.ya?ml$/.test(target)) return target;
   const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(target);
   if (!m?.[1] || !m[2]) return undefined;

@@ -5,12 +5,14 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { registerPlanCheck } from './plan-check.js';
+import { registerPlanControl } from './plan-control.js';
 import { registerPlanStatus } from './plan-status.js';
 import { registerPlanTrigger } from './plan-trigger.js';
 
 export function registerPlan(program: Command, io: CliIO): void {
-  const plan = program.command('plan').description('Plan status, manual plan triggers and drift checks');
+  const plan = program.command('plan').description('Plan status, manual plan triggers, drift checks and plan control (pause, resume, stop, retry, restart, force-complete, continue)');
   registerPlanStatus(plan, io);
   registerPlanCheck(plan, io);
   registerPlanTrigger(plan, io);
+  registerPlanControl(plan, io);
 }

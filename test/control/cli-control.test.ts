@@ -1,0 +1,101 @@
+/**
+ * `baton plan pause|resume|stop|retry|restart|force-complete|continue` from the command line, both ways:
+ * a Git commit the agent carries out, and directly against the cluster. Bad input exits 1 (2 for usage)
+ * with a located error and commits or changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { agentWorld, instance, type AgentWorld } from '../sync/fixtures.js';
+
+function captureIO(cwd: string): CliIO & { out: string; err: string } {
+  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
+  return io;
+}
+
+describe('baton plan control commands', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  const run = async (...args: string[]): Promise<CliIO & { out: string; err: string }> => {
+    const io = captureIO(world.sandbox.dir);
+    await main(['node', 'baton', ...args], io);
+    return io;
+  };
+  const agentOnce = (): Promise<CliIO & { out: string; err: string }> => run('agent', '--repo', world.origin, '--once', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'agent-data'));
+  const head = (): string => world.user.git('ls-remote', world.origin, 'refs/heads/main').split('\t')[0] ?? '';
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    client = await createKubeClient({ url: world.cluster.url });
+    world.user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
+    world.user.commit('app');
+    await world.user.push();
+    expect((await agentOnce()).exitCode).toBe(0);
+  });
+  afterAll(async () => {
+    client.close();
+    await world.stop();
+  });
+
+  it.each([
+    [['plan', 'pause', 'app'], 'expected <namespace>/<instance>', 2],
+    [['plan', 'force-complete', 'team/app', '--phase', 'main', '--step', 'main'], 'force-complete needs --reason', 2],
+    [['plan', 'force-complete', 'team/app', '--phase', 'main', '--reason', 'x'], 'force-complete needs --phase and --step', 2],
+    [['plan', 'restart', 'team/app', '--step', 'main'], '--step needs --phase', 2],
+    [['plan', 'pause', 'team/ghost'], 'instances/team/ghost.yaml does not exist', 1],
+    [['plan', 'restart', 'team/app', '--plan', 'nosuch'], 'has no plan "nosuch" (plans: backup, deploy)', 1],
+    [['plan', 'restart', 'team/app', '--plan', 'deploy', '--phase', 'main', '--step', 'nosuch'], 'phase main of plan deploy has no step "nosuch" (steps: main)', 1],
+    [['plan', 'resume', 'team/app'], 'no plan of team/app is running; the last run, deploy, is COMPLETE', 1],
+    [['plan', 'force-complete', 'team/app', '--plan', 'deploy', '--phase', 'main', '--step', 'main', '--reason', 'x'], 'is already COMPLETE', 1],
+  ])('GitOps: %j is refused before anything is committed', async (args, message, code) => {
+    const before = head();
+    const io = await run(...args, '--repo', world.origin);
+    expect(io.err).toContain(message);
+    expect(io.exitCode).toBe(code);
+    expect(head()).toBe(before);
+  });
+
+  it('GitOps: a restart is committed with who and why, and the agent carries it out once', async () => {
+    process.env.BATON_AUTHOR_NAME = 'Grace';
+    process.env.BATON_AUTHOR_EMAIL = 'grace@example.com';
+    try {
+      const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'refresh config', '--repo', world.origin);
+      expect(io.err).toBe('');
+      expect(io.exitCode).toBe(0);
+      expect(io.out).toMatch(/requested restart for team\/app \(id r-\d+-[0-9a-f]+\) in commit [0-9a-f]{12}, pushed/);
+    } finally {
+      delete process.env.BATON_AUTHOR_NAME;
+      delete process.env.BATON_AUTHOR_EMAIL;
+    }
+    expect((await agentOnce()).out).toContain('team/app: deploy COMPLETE');
+    const hist = await run('history', 'team/app', '--repo', world.origin, '-o', 'json');
+    const entries = JSON.parse(hist.out) as { event?: string; plan?: string }[];
+    expect(entries.filter((e) => e.event === 'plan-restarted')).toHaveLength(1);
+    const status = await run('plan', 'status', 'team/app', '--git', world.origin);
+    expect(status.out).toContain('restart');
+  });
+
+  it('Direct: a refused request exits 1 and changes nothing; a restart runs the plan here and is recorded with the direct user', async () => {
+    const store = new ConfigMapCheckpointStore(client);
+    const before = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    const repo = join(world.sandbox.dir, 'user');
+    await world.user.pull();
+    const refused = await run('plan', 'pause', 'team/app', '--kubeconfig', world.cluster.kubeconfigPath, '--repo', repo);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.err).toContain('pause refused (PLAN_NOT_RUNNING)');
+    const after = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    expect(after?.active?.id).toBe(before?.active?.id);
+    const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'by hand', '--kubeconfig', world.cluster.kubeconfigPath, '--repo', repo);
+    expect(io.err).toBe('');
+    expect(io.exitCode).toBe(0);
+    expect(io.out).toContain('plan deploy: the whole plan runs again');
+    expect(io.out).toContain('deploy: COMPLETE');
+    const cp = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    expect(cp?.requestLog?.[0]).toMatchObject({ action: 'restart', via: 'direct', result: 'done', reason: 'by hand' });
+    expect(cp?.requestLog?.[1]).toMatchObject({ action: 'pause', via: 'direct', result: 'refused', code: 'PLAN_NOT_RUNNING' });
+    expect(cp?.active?.state.status).toBe('COMPLETE');
+  });
+});
