@@ -6,7 +6,7 @@ import type { CliIO } from './io.js';
 
 export const AGE_KEY_FILE_HELP = 'age keys for SOPS-encrypted values ($SOPS_AGE_KEY_FILE, $SOPS_AGE_KEY, ~/.config/sops/age/keys.txt)';
 
-/** The keys, or undefined after printing why they cannot be read (exit 2). */
+/** The keys, or undefined after printing why they cannot be read (exit 1: the files are the problem, not the command line). */
 export async function cliAgeKeys(io: CliIO, file: string | undefined): Promise<AgeKeyring | undefined> {
   try {
     return await loadLocalAgeKeys({ ...(file !== undefined ? { file: resolve(io.cwd, file) } : {}), defaultFile: true }, process.env);

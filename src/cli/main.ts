@@ -2,30 +2,33 @@
  * The CLI: a thin layer that parses flags into option objects and calls the same library functions
  * the agent calls. Each subcommand lives in its own file under commands/.
  */
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, errorMessage } from '../errors.js';
 import { type CliIO, processIO } from './io.js';
 import { commands } from './commands/index.js';
+import { UsageError, applyHelpStyle } from './conventions.js';
 
-export function buildProgram(io: CliIO): Command {
+export function buildProgram(io: CliIO, columns: number | undefined = io.isTTY ? process.stdout.columns : undefined): Command {
   const program = new Command('baton')
     .description('GitOps plan agent for Kubernetes: framework lifecycles as data, run from Git.')
     .version(BATON_VERSION, '--version')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
   for (const register of commands) register(program, io);
-  // Subcommands inherit output and exit behaviour so `baton x --bad-flag` is a usage error (2).
-  for (const sub of program.commands) applyInheritedSettings(sub, io);
+  // Subcommands inherit output, help style and exit behaviour so `baton x --bad-flag` is a usage error (2).
+  applyInheritedSettings(program, io, columns);
   return program;
 }
 
-function applyInheritedSettings(cmd: Command, io: CliIO): void {
-  cmd.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride().showHelpAfterError('(run with --help for usage)');
-  for (const sub of cmd.commands) applyInheritedSettings(sub, io);
+function applyInheritedSettings(cmd: Command, io: CliIO, columns: number | undefined): void {
+  applyHelpStyle(cmd, io, columns);
+  cmd.exitOverride().showHelpAfterError('(run with --help for usage)');
+  for (const sub of cmd.commands) applyInheritedSettings(sub, io, columns);
 }
 
-export const BATON_VERSION = '0.1.0';
+/** The version of the installed package (package.json is two folders up from both src/cli and dist/cli). */
+export const BATON_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -39,6 +42,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
     io.stderr(`error: ${errorMessage(err)}\n`);
+    if (err instanceof UsageError) {
+      io.stderr('(run with --help for usage)\n');
+      return ExitCode.Usage;
+    }
     return ExitCode.Invalid;
   }
 }

@@ -46,7 +46,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const client = await createKubeClient({ kubeconfigPath: paths.kubeconfig });
   io.stdout(`serving at ${cluster.url}; kubeconfig ${show(paths.kubeconfig)}\n`);
   try {
-    const agent = ['agent', '--repo', paths.repo, '--kubeconfig', paths.kubeconfig, '--data-dir', paths.agent, '--once'];
+    const agent = ['agent', '--git', paths.repo, '--kubeconfig', paths.kubeconfig, '--data-dir', paths.agent, '--once'];
     heading(io, '3. The agent deploys every instance (one pass, then it pushes status to Git)');
     let code = await withPodTicker(io, client, () => run(options, agent));
     if (code !== 0) return code;
@@ -56,7 +56,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const file = join(paths.repo, 'instances/shop/cache.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^(\s*)MAXMEMORY: \S+/m, '$1MAXMEMORY: 96mb'));
     git(paths.repo, 'commit', '-q', '-am', 'shop/cache: maxmemory 96mb');
-    code = await run(options, ['preview', '--repo', paths.repo, '--base', 'HEAD~1', '--head', 'HEAD', '-o', 'text']);
+    code = await run(options, ['preview', '--git', paths.repo, '--base', 'HEAD~1', '--head', 'HEAD', '-o', 'text']);
     if (code !== 0) return code;
 
     heading(io, '5. After the merge, the agent runs the plan the change triggers');
@@ -65,7 +65,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     printStatus(io, paths.repo);
 
     heading(io, '6. The operations history, read from git log trailers');
-    code = await run(options, ['history', '--repo', paths.repo]);
+    code = await run(options, ['history', '--git', paths.repo]);
     io.stdout(git(paths.repo, 'log', '--format=  %h %s', '-8'));
     printNext(io, show, paths);
     return code;
@@ -147,15 +147,15 @@ function printNext(io: CliIO, show: (p: string) => string, paths: { repo: string
   io.stdout(`
 == Continue by hand
 The cluster's state is kept in ${show(paths.cluster)}. Start it again and point kubectl at it:
-  npx baton cluster start --data-dir ${show(paths.cluster)} --kubeconfig-out ${show(paths.kubeconfig)} &
+  baton cluster start --data-dir ${show(paths.cluster)} --kubeconfig-out ${show(paths.kubeconfig)} &
   export KUBECONFIG=$PWD/${show(paths.kubeconfig)}
   kubectl get statefulsets,pods,jobs -A
 Change the repository and let the agent act on it:
   cd ${show(paths.repo)} && $EDITOR instances/platform/zk.yaml && git commit -am "zk: 5 servers" && cd -
-  npx baton preview --repo ${show(paths.repo)} --base HEAD~1 --head HEAD
-  npx baton agent --repo ${show(paths.repo)} --kubeconfig ${show(paths.kubeconfig)} --data-dir ${show(paths.agent)} --once
-  npx baton plan trigger shop/cache backup --repo ${show(paths.repo)}    # a plan on demand, through Git
-  npx baton history --repo ${show(paths.repo)}
+  baton preview --git ${show(paths.repo)} --base HEAD~1 --head HEAD
+  baton agent --git ${show(paths.repo)} --kubeconfig ${show(paths.kubeconfig)} --data-dir ${show(paths.agent)} --once
+  baton plan trigger shop/cache backup --git ${show(paths.repo)}    # a plan on demand, through Git
+  baton history --git ${show(paths.repo)}
 `);
 }
 

@@ -16,6 +16,7 @@ import isogit from 'isomorphic-git';
 import { simpleGit, GitError, type SimpleGit } from 'simple-git';
 import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec } from './remote.js';
 import { GitObjectError, GitPushRejectedError, GitTransportError } from './errors.js';
+import { explainGitFailure } from './explain.js';
 import { MirrorUsers } from './mirror-users.js';
 
 export interface MirrorOptions {
@@ -117,7 +118,7 @@ export class GitMirror {
       try {
         await this.withStaleLocksCleared(() => this.raw('fetch', ['fetch', '--verbose', '--no-tags', '--no-write-fetch-head', this.url, `+refs/heads/${branch}:${trackingRef(branch)}`]));
       } catch (err) {
-        if (err instanceof GitTransportError && /couldn't find remote ref/i.test(err.message)) return undefined;
+        if (err instanceof GitTransportError && /couldn't find remote ref/i.test(gitStderr(err))) return undefined;
         throw err;
       }
       // Read the ref in-process: a second git process would double the cost of an idle poll.
@@ -131,7 +132,7 @@ export class GitMirror {
       try {
         await this.raw('push', ['push', '--verbose', this.url, `${sha}:refs/heads/${branch}`]);
       } catch (err) {
-        const text = err instanceof Error ? err.message : String(err);
+        const text = err instanceof GitTransportError ? gitStderr(err) : err instanceof Error ? err.message : String(err);
         if (/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(stale|cannot lock)|failed to update ref/i.test(text)) {
           throw new GitPushRejectedError(branch, firstLine(text));
         }
@@ -187,7 +188,7 @@ export class GitMirror {
     try {
       return await op();
     } catch (err) {
-      if (!(err instanceof GitTransportError) || !LOCKED.test(err.message) || (this.users?.clearStaleLocks(this.timeoutMs) ?? 0) === 0) throw err;
+      if (!(err instanceof GitTransportError) || !LOCKED.test(gitStderr(err)) || (this.users?.clearStaleLocks(this.timeoutMs) ?? 0) === 0) throw err;
       return op();
     }
   }
@@ -214,7 +215,7 @@ export class GitMirror {
       return await this.git.raw(args);
     } catch (err) {
       const message = err instanceof GitError || err instanceof Error ? err.message : String(err);
-      throw new GitTransportError(operation, redactUrl(firstLines(message)), { url: redactUrl(this.url) }, err);
+      throw new GitTransportError(operation, redactUrl(explainGitFailure(this.url, message)), { url: redactUrl(this.url), stderr: redactUrl(message.slice(0, 4000)) }, err);
     }
   }
 }
@@ -266,6 +267,8 @@ function firstLine(text: string): string {
   return text.trim().split('\n')[0] ?? '';
 }
 
-function firstLines(text: string): string {
-  return text.trim().split('\n').slice(0, 4).join(' | ');
+/** What git printed (redacted), kept beside the one-sentence message for rules that match on it. */
+function gitStderr(err: GitTransportError): string {
+  return typeof err.context.stderr === 'string' ? err.context.stderr : err.message;
 }
+

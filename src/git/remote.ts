@@ -30,7 +30,7 @@ export const GIT_ENV_ALLOWED = [
  */
 export function normaliseRemote(url: string, cwd: string): string {
   const trimmed = url.trim();
-  if (trimmed === '') throw new GitRemoteRefusedError('the repository URL is empty: pass --repo URL|PATH');
+  if (trimmed === '') throw new GitRemoteRefusedError('the repository URL is empty: pass --git URL|PATH');
   if (trimmed.startsWith('-')) throw new GitRemoteRefusedError(`refusing repository URL "${trimmed}": it starts with "-"`, { url: trimmed });
   if (/^(ext|fd)::/i.test(trimmed)) throw new GitRemoteRefusedError(`refusing repository URL "${trimmed}": the ext:: and fd:: transports run commands`, { url: trimmed });
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /^[^/]+@[^/]+:/.test(trimmed)) return trimmed;

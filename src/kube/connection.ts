@@ -16,6 +16,8 @@ export interface Connection {
   headers(): Promise<Record<string, string>>;
   /** Namespace of the kubeconfig context, used for namespaced refs that carry none. */
   defaultNamespace: string;
+  /** Where the connection came from, for errors a person reads: `kubeconfig F, context C`. */
+  origin?: string;
 }
 
 export interface UrlOptions {

@@ -58,7 +58,7 @@ export async function connectionFromKubeconfig(options: KubeconfigOptions): Prom
   const proxied = cluster.proxyUrl && first.agent instanceof http.Agent ? first.agent : undefined;
   const agent = proxied ?? makeAgent(baseUrl, tlsOf(first));
   const watchAgent = proxied ?? makeAgent(baseUrl, tlsOf(first), Infinity);
-  return { baseUrl, agent, watchAgent, headers, defaultNamespace: namespace || 'default' };
+  return { baseUrl, agent, watchAgent, headers, defaultNamespace: namespace || 'default', origin: `kubeconfig ${source}, context ${kc.getCurrentContext()}` };
 }
 
 /**

@@ -117,11 +117,27 @@ export class Transport {
       });
       req.on('error', (err) => {
         clearTimeout(timer);
-        reject(toTransportError(err, context));
+        reject(unreachable(toTransportError(err, context), this.conn));
       });
       req.end(payload);
     });
   }
+}
+
+/** Connection failures: errno codes that mean the server was never reached. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+/**
+ * A server that cannot be reached: the message names the server, the kubeconfig and context it came
+ * from, and what to try, so a person knows which cluster was meant (the errno stays for scripts).
+ */
+function unreachable(err: Error, conn: Connection): Error {
+  if (!(err instanceof KubeTransportError)) return err;
+  const code = typeof err.context.code === 'string' ? err.context.code : undefined;
+  if (code === undefined || !UNREACHABLE.has(code)) return err;
+  const where = [`server ${conn.baseUrl.origin}`, ...(conn.origin !== undefined ? [conn.origin] : [])].join(', ');
+  const hint = 'is the cluster running and the kubeconfig the right one? For the simulated cluster: baton cluster start --kubeconfig-out FILE, then export KUBECONFIG=FILE';
+  return new KubeTransportError(`${err.message}: cannot reach the Kubernetes API (${where}); ${hint}`, { ...err.context, server: conn.baseUrl.origin, ...(conn.origin !== undefined ? { origin: conn.origin } : {}) }, err.cause ?? err);
 }
 
 function toTransportError(err: unknown, context: Record<string, unknown>): Error {

@@ -8,6 +8,7 @@ import { addConfigHashes, enhanceObject } from './enhance.js';
 import { orderBatch } from './kinds.js';
 import { ownerValue, selectorLabels, standardLabels } from './labels.js';
 import { parseOwnership } from './ownership-annotations.js';
+import { checkPlanArgs } from './plan-args.js';
 import { maskSensitive } from './mask.js';
 import type { Framework } from './model.js';
 import type { ParamValues } from './params.js';
@@ -81,12 +82,18 @@ function planSlots(input: RenderPlanInput, problems: Problem[]): { slots: Slot[]
     problems.push(problem({ code: 'PLAN_UNKNOWN', file: src.file, path: ['plans'], ...src.locate(['plans'], true), message: `framework ${fw.name} ${fw.version} has no plan "${planName}" (plans: ${known})` }));
     return { slots, renders };
   }
+  const checked = checkPlanArgs(fw, planName, input.args ?? {});
+  if (!checked.ok) {
+    problems.push(...checked.problems);
+    return { slots, renders };
+  }
+  const args = checked.args;
   const tasks = new Map(fw.decl.tasks.map((t) => [t.name, t]));
   const add = (slot: Slot, phase: string, step: string): void => {
     const tpl = fw.templates.get(slot.template);
     if (!tpl) return;
     slots.push(slot);
-    renders.push({ key: '', file: tpl.file, plan: { name: planName, phase, step, args: input.args ?? {} } });
+    renders.push({ key: '', file: tpl.file, plan: { name: planName, phase, step, args } });
   };
   plan.phases.forEach((phase, pi) => {
     phase.steps.forEach((step, si) => {

@@ -89,8 +89,22 @@ export const phaseSchema = z.strictObject({
   strategy: strategy.default('serial'),
   steps: z.array(stepSchema).min(1),
 });
+export const planArgTypes = ['string', 'integer', 'number', 'boolean'] as const;
+/** One argument a plan takes (`--arg`, `baton plan trigger --arg`, a schedule's `args`), checked before anything runs. */
+export const planArgSchema = z.strictObject({
+  name: z.string().regex(/^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier: letters, digits and "_" (not __proto__)'),
+  type: z.enum(planArgTypes).default('string').describe('what the text given must read as; templates receive it as a string'),
+  required: z.boolean().default(false),
+  default: z.union([z.string(), z.number(), z.boolean()]).optional().describe('used when the argument is not given'),
+  enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional().describe('the only values allowed'),
+  description: z.string().optional(),
+});
+export type PlanArgDecl = z.output<typeof planArgSchema>;
+
 export const planSchema = z.strictObject({
   strategy: strategy.default('serial'),
+  /** The arguments the plan takes; a plan without `args` takes none. */
+  args: z.array(planArgSchema).optional().describe('the arguments the plan takes (plan.args in templates); a plan without args takes none'),
   phases: z.array(phaseSchema).min(1),
 });
 export type PlanDecl = z.output<typeof planSchema>;

@@ -16,6 +16,7 @@ import { appliedObjectsOf, ownershipProblems, type InstanceObjects } from './obj
 import { requestSchema } from './schemas.js';
 import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
+import { checkPlanArgs, planArgDeclarationProblems, sampleArgs } from './plan-args.js';
 import type { FileTree } from './tree.js';
 import type { TenantDecl } from './schemas.js';
 import type { RenderedPlan } from './types.js';
@@ -43,7 +44,7 @@ export interface ValidationReport {
 async function renderAllPlans(fw: Framework, instance: { name: string; namespace: string }, params: ParamValues, sensitive: string[], stepTimeout: number, renderer: Renderer, check: (plan: RenderedPlan) => Problem[] = () => [], collect?: (plans: RenderedPlan[]) => void): Promise<Problem[]> {
   const out: Problem[] = [];
   const results = await Promise.all(
-    Object.keys(fw.decl.plans).sort().map((plan) => renderPlan({ framework: fw, instance, params, sensitiveValues: sensitive, plan, stepTimeoutSeconds: stepTimeout, renderer })),
+    Object.keys(fw.decl.plans).sort().map((plan) => renderPlan({ framework: fw, instance, params, sensitiveValues: sensitive, plan, args: sampleArgs(fw, plan), stepTimeoutSeconds: stepTimeout, renderer })),
   );
   collect?.(results.flatMap((r) => (r.ok ? [r.plan] : [])));
   const seen = new Set<string>();
@@ -62,7 +63,7 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const loaded = await loadFramework(tree, name, version);
   if (!loaded.ok) return loaded.problems;
   const fw = loaded.value;
-  const problems = [...loaded.problems, ...frameworkProblems(fw), ...(await childTaskProblems(tree, fw))];
+  const problems = [...loaded.problems, ...frameworkProblems(fw), ...planArgDeclarationProblems(fw), ...(await childTaskProblems(tree, fw))];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
   for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);
@@ -94,6 +95,7 @@ export async function validateInstance(tree: FileTree, file: string, renderer: R
   if (!fw.ok) return [...loaded.problems, ...tenancy, ...fw.problems];
   const problems = [...loaded.problems, ...tenancy];
   problems.push(...scheduleProblems(inst, new Set(Object.keys(fw.value.decl.plans))));
+  problems.push(...scheduleArgProblems(inst, fw.value));
   const resolved = await resolveInstanceParams(tree, inst, fw.value, { lenient: true, ...options.values });
   problems.push(...resolved.problems);
   if (hasErrors(resolved.problems) || !renderPlans) return problems;
@@ -191,4 +193,15 @@ async function requestProblems(tree: FileTree, req: LayoutFile, instances: reado
     }
   }
   return out;
+}
+
+/** A schedule's `args` checked against its plan's declared arguments, located at the schedule. */
+function scheduleArgProblems(inst: Instance, fw: Framework): Problem[] {
+  return inst.decl.schedules.flatMap((s, i) => {
+    if (fw.decl.plans[s.plan] === undefined) return [];
+    const checked = checkPlanArgs(fw, s.plan, s.args ?? {});
+    if (checked.ok) return [];
+    const path = ['schedules', i, ...(s.args !== undefined ? ['args'] : [])];
+    return checked.problems.map((p) => ({ ...p, file: inst.file, path, ...inst.source.locate(path), message: `schedule ${i + 1}: ${p.message}` }));
+  });
 }

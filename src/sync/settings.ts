@@ -94,7 +94,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const pick = (flag: string | undefined, envKey: string): { value: string; source: string } | undefined =>
     flag !== undefined ? { value: flag, source: 'flag' } : env[envKey] !== undefined && env[envKey] !== '' ? { value: env[envKey], source: `$${envKey}` } : undefined;
   const repo = pick(flags.repo, 'BATON_REPO');
-  if (repo === undefined) throw new BatonError('AGENT_REPO_MISSING', 'no repository: pass --repo URL|PATH or set BATON_REPO');
+  if (repo === undefined) throw new BatonError('AGENT_REPO_MISSING', 'no repository: pass --git URL|PATH or set BATON_REPO');
   const url = normaliseRemote(repo.value, cwd);
   const interval = pick(flags.interval, 'BATON_INTERVAL');
   const concurrency = pick(flags.concurrency, 'BATON_CONCURRENCY');

@@ -17,6 +17,7 @@ export function svcFramework(): Record<string, string> {
       '        steps:',
       '          - { name: app, tasks: [main] }',
       '  backup:',
+      '    args: [{ name: LABEL, type: string }]',
       '    phases:',
       '      - name: snapshot',
       '        steps:',

@@ -40,6 +40,8 @@ export interface KubectlStream {
   until(done: (stdout: string, stderr: string) => boolean, timeoutMs?: number): Promise<string>;
   /** Stops the process (if still running) and resolves with everything it printed. */
   stop(): Promise<KubectlResult>;
+  /** Resolves when the process ends by itself (a command that finishes), with everything it printed. */
+  exit(): Promise<KubectlResult>;
 }
 
 export function streamKubectl(kubeconfig: string, cacheDir: string, args: string[], options: KubectlRunOptions = {}): KubectlStream {
@@ -79,6 +81,7 @@ export function streamKubectl(kubeconfig: string, cacheDir: string, args: string
       const code = await exited;
       return { code, stdout, stderr };
     },
+    exit: async () => ({ code: await exited, stdout, stderr }),
   };
 }
 

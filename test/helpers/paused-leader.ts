@@ -41,7 +41,7 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
   const start = (who: 'A' | 'B', index: 0 | 1): AgentProcess => {
     const kubeconfig = proxies[index].kubeconfig(join(world.sandbox.dir, `kubeconfig-${tag}-${who}`));
     const env = { ...world.sandbox.env, BATON_AUTHOR_NAME: `Agent ${who} ${tag}`, BATON_AUTHOR_EMAIL: `${who.toLowerCase()}@example.com` };
-    const agent = startAgentProcess(['--repo', world.origin, '--data-dir', join(world.sandbox.dir, `data-${tag}-${who}`), '--interval', '300ms', '--kubeconfig', kubeconfig, '--no-events', ...FAST_LEASE], env);
+    const agent = startAgentProcess(['--git', world.origin, '--data-dir', join(world.sandbox.dir, `data-${tag}-${who}`), '--interval', '300ms', '--kubeconfig', kubeconfig, '--no-events', ...FAST_LEASE], env);
     agents.push(agent);
     return agent;
   };

@@ -53,10 +53,10 @@ describe('baton import', () => {
   }, 60_000);
 
   it.each([
-    [['import', 'kudo', 'no-such-folder'], 2, /no-such-folder: no such folder/],
-    [['import', 'dcos', 'no-such.yml'], 2, /no-such\.yml: no such file or folder/],
+    [['import', 'kudo', 'no-such-folder'], 1, /no-such-folder: no such folder/],
+    [['import', 'dcos', 'no-such.yml'], 1, /no-such\.yml: no such file or folder/],
     [['import', 'kudo', '.', '-o', 'xml'], 2, /expected text, markdown or json/],
-  ])('%j is a usage error', async (args, code, message) => {
+  ])('%j exits %i (a missing input is a failure, a malformed flag a usage error)', async (args, code, message) => {
     const r = await baton(...args);
     expect(r.code).toBe(code);
     expect(r.err).toMatch(message);

@@ -35,7 +35,7 @@ const QUORUM_PARAMS = '{ ADMIN_PASSWORD: "s3cret-admin-pw", METRICS_ENABLED: tru
 
 describe('an imported KUDO operator on the simulated cluster', () => {
   it('imports 0.1.0 and its deploy plan completes: nodes ready, check Job done, metrics Service toggled on', async () => {
-    const imported = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.1.0'), '--into', '.');
+    const imported = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.1.0'), '--repo', '.');
     expect(imported.code, imported.out).toBe(0);
     expect(imported.out).toContain('written: frameworks/quorum/0.1.0');
     expect(existsSync(join(repo, 'frameworks/quorum/0.1.0/IMPORT.md'))).toBe(true);
@@ -64,7 +64,7 @@ steps:
 
   it('imports 0.2.0 beside 0.1.0, and an instance on 0.1.0 moves to it through the upgrade plan', async () => {
     const before = readFileSync(join(repo, 'frameworks/quorum/0.1.0/framework.yaml'), 'utf8');
-    const imported = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.2.0'), '--into', '.');
+    const imported = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.2.0'), '--repo', '.');
     expect(imported.code, imported.out).toBe(0);
     expect(imported.out).toContain('IMPORT_NEW_VERSION');
     expect(readFileSync(join(repo, 'frameworks/quorum/0.1.0/framework.yaml'), 'utf8')).toBe(before);
@@ -90,7 +90,7 @@ steps:
 
   it('refuses to import the same version again (a published version does not change) and changes nothing', async () => {
     const before = readFileSync(join(repo, 'frameworks/quorum/0.2.0/framework.yaml'), 'utf8');
-    const again = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.2.0'), '--into', '.');
+    const again = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.2.0'), '--repo', '.');
     expect(again.code).toBe(1);
     expect(again.out).toContain('not written: frameworks/quorum/0.2.0 exists');
     expect(readFileSync(join(repo, 'frameworks/quorum/0.2.0/framework.yaml'), 'utf8')).toBe(before);
@@ -99,7 +99,7 @@ steps:
 
 describe('an imported DC/OS service on the simulated cluster', () => {
   it('imports with its package and options; deploy starts both pods with their volumes, backup runs a Job per data node', async () => {
-    const imported = await baton('import', 'dcos', join(DCOS_LEDGER, 'service/svc.yml'), '--package', join(DCOS_LEDGER, 'package'), '--options', join(DCOS_LEDGER, 'options.json'), '--into', '.');
+    const imported = await baton('import', 'dcos', join(DCOS_LEDGER, 'service/svc.yml'), '--package', join(DCOS_LEDGER, 'package'), '--options', join(DCOS_LEDGER, 'options.json'), '--repo', '.');
     expect(imported.code, imported.out).toBe(0);
     write('frameworks/ledger/2.1.0/tests/deploy.yaml', `name: deploys the ledger and backs it up
 instance: l

@@ -33,13 +33,21 @@ describe('baton preview (CLI)', () => {
   });
 
   it.each([
-    ['an unknown ref', ['--base', 'nope', '--head', 'HEAD'], 'no such commit'],
     ['an unknown output format', ['--base', 'HEAD~1', '--head', 'HEAD', '-o', 'xml'], 'expected markdown, json or text'],
     ['a missing --head', ['--base', 'HEAD~1'], "required option '--head <ref>' not specified"],
   ])('%s is a usage error (exit 2)', async (_name, flags, message) => {
     const r = changedRepo({ REPLICAS: 2 });
     const io = captureIO(r.dir);
     expect(await main(['node', 'baton', 'preview', ...flags], io)).toBe(2);
+    expect(io.err).toContain(message);
+  });
+
+  it.each([
+    ['an unknown ref', ['--base', 'nope', '--head', 'HEAD'], 'no such commit'],
+  ])('%s is a failure of the input, not of the command line (exit 1)', async (_name, flags, message) => {
+    const r = changedRepo({ REPLICAS: 2 });
+    const io = captureIO(r.dir);
+    expect(await main(['node', 'baton', 'preview', ...flags], io)).toBe(1);
     expect(io.err).toContain(message);
   });
 });

@@ -49,7 +49,7 @@ describe('reliability: user pushes racing the agent, with restarts', () => {
     let port = 0;
     const start = async (): Promise<AgentProcess> => {
       port = await freePort();
-      return startAgentProcess(['--repo', world.origin, '--data-dir', dataDir, '--interval', '100ms', '--kubeconfig', world.cluster.kubeconfigPath, '--no-events', '--listen', `127.0.0.1:${port}`], world.sandbox.env);
+      return startAgentProcess(['--git', world.origin, '--data-dir', dataDir, '--interval', '100ms', '--kubeconfig', world.cluster.kubeconfigPath, '--no-events', '--listen', `127.0.0.1:${port}`], world.sandbox.env);
     };
     /** The agent's rejected-and-rebuilt status pushes so far (its metrics), before it is stopped. */
     let agentRetries = 0;

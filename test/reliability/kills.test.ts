@@ -53,7 +53,7 @@ describe('reliability: an agent killed at many points of its plans', () => {
     const tally = new Tally();
     const values = new Map(NAMES.map((n) => [`kill/${n}`, 'v0']));
     const dataDir = join(world.sandbox.dir, 'agent-data');
-    const args = (kubeconfig: string): string[] => ['--repo', world.origin, '--data-dir', dataDir, '--interval', '200ms', '--concurrency', '2', '--kubeconfig', kubeconfig, ...LEASE];
+    const args = (kubeconfig: string): string[] => ['--git', world.origin, '--data-dir', dataDir, '--interval', '200ms', '--concurrency', '2', '--kubeconfig', kubeconfig, ...LEASE];
     const killPoints: number[] = [];
     for (let i = 0; i < KILLS; i++) {
       // New work for this agent: one or two instances change (a running plan is superseded).

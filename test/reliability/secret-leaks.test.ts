@@ -87,13 +87,13 @@ describe('a sensitive value with quotes, a backslash and unicode reaches no outp
     ['the checkpoint ConfigMap', async () => JSON.stringify(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'baton-checkpoint-leaky' }))],
     ['Kubernetes Events', async () => JSON.stringify([...(await client.list('v1', 'Event', 'shop')).items, ...(await client.list('v1', 'Event', 'default')).items])],
     ['agent logs', async () => logs.join('\n')],
-    ['baton history', async () => (await cli('history', 'shop/leaky', '--repo', user.dir)) + (await cli('history', '--repo', user.dir, '-o', 'json'))],
+    ['baton history', async () => (await cli('history', 'shop/leaky', '--git', user.dir)) + (await cli('history', '--git', user.dir, '-o', 'json'))],
     ['baton plan status (Git)', async () => cli('plan', 'status', 'shop/leaky', '--git', user.dir, '-o', 'json')],
     ['baton plan status (cluster)', async () => cli('plan', 'status', 'shop/leaky', '--kubeconfig', world.cluster.kubeconfigPath, '-o', 'json')],
     ['baton render -o yaml', async () => cli('render', 'instances/shop/leaky.yaml')],
     ['baton render -o json', async () => cli('render', 'instances/shop/leaky.yaml', '-o', 'json')],
-    ['baton preview (markdown)', async () => cli('preview', '--base', base, '--head', 'HEAD', '--repo', user.dir)],
-    ['baton preview (json)', async () => cli('preview', '--base', base, '--head', 'HEAD', '--repo', user.dir, '-o', 'json')],
+    ['baton preview (markdown)', async () => cli('preview', '--base', base, '--head', 'HEAD', '--git', user.dir)],
+    ['baton preview (json)', async () => cli('preview', '--base', base, '--head', 'HEAD', '--git', user.dir, '-o', 'json')],
     ['baton validate', async () => cli('validate', user.dir)],
   ];
 

@@ -43,6 +43,7 @@ export function miniRepo(files: Record<string, string> = {}): MemoryTree {
         '  - { name: main, kind: Apply, resources: [main.yaml.ejs] }',
         'plans:',
         '  deploy:',
+        '    args: [{ name: X, type: string, description: an optional argument the render cache test varies }]',
         '    phases:',
         '      - name: main',
         '        steps:',

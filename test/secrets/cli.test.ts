@@ -64,9 +64,9 @@ describe('--age-key-file', () => {
     expect(out.out + out.err).not.toContain(SECRET);
   });
 
-  it('an unreadable key file is a usage error naming it', async () => {
+  it('an unreadable key file is a failure (exit 1) naming it', async () => {
     const out = await run(['validate', '.', '--age-key-file', join(dir, 'missing.txt')]);
-    expect(out.code).toBe(2);
+    expect(out.code).toBe(1);
     expect(out.err).toMatch(/age key file .*missing\.txt cannot be read: ENOENT/);
   });
 });

@@ -101,7 +101,7 @@ describe('baton agent --once exit codes', () => {
 
   it('GIVEN bad content in one instance WHEN --once runs THEN the other deploys, the bad one is reported refused, and it exits 1', async () => {
     const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
-    const code = await main(['node', 'baton', 'agent', '--repo', world.origin, '--once', '--no-events', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'once-data')], io);
+    const code = await main(['node', 'baton', 'agent', '--git', world.origin, '--once', '--no-events', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'once-data')], io);
     expect(io.out).toContain('shop/good: deploy COMPLETE');
     expect(io.out).toMatch(/shop\/bad: refused: .*PARAM_MINIMUM/);
     expect(code === 0 ? io.exitCode : code).toBe(1);

@@ -33,7 +33,7 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
 
   const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
     const io = captureIO(sandbox.dir);
-    await main(['node', 'baton', 'agent', '--repo', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
+    await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', cluster.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
     return io;
   };
 
@@ -53,27 +53,29 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
 
   it('GIVEN `baton plan trigger` on the repository WHEN the agent runs THEN the plan runs once and history shows it', async () => {
     const trig = captureIO(sandbox.dir);
-    await main(['node', 'baton', 'plan', 'trigger', 'team/app', 'backup', '--arg', 'LABEL=manual', '--repo', origin], trig);
+    await main(['node', 'baton', 'plan', 'trigger', 'team/app', 'backup', '--arg', 'LABEL=manual', '--git', origin], trig);
     expect(trig.err).toBe('');
     expect(trig.out).toMatch(/requested backup for team\/app \(id r-\d+-[0-9a-f]+\) in commit [0-9a-f]{12}, pushed/);
     expect((await agentOnce()).out).toContain('team/app: backup COMPLETE (plan requested)');
     expect((await agentOnce()).out).toContain('nothing to do');
 
     const hist = captureIO(sandbox.dir);
-    await main(['node', 'baton', 'history', 'team/app', '--repo', origin, '-o', 'json'], hist);
+    await main(['node', 'baton', 'history', 'team/app', '--git', origin, '-o', 'json'], hist);
     const entries = JSON.parse(hist.out) as { plan?: string; result?: string; event?: string }[];
     expect(entries.filter((e) => e.event === 'plan-complete').map((e) => e.plan)).toEqual(['backup', 'deploy']);
   });
 
   it.each([
     [['plan', 'trigger', 'app', 'backup'], 'expected <namespace>/<name>', 2],
-    [['plan', 'trigger', 'team/app', 'backup', '--arg', 'NOEQUALS'], 'expected KEY=VALUE', 1],
+    [['plan', 'trigger', 'team/app', 'backup', '--arg', 'NOEQUALS'], 'expected KEY=VALUE', 2],
     [['plan', 'trigger', 'team/ghost', 'backup'], 'instances/team/ghost.yaml does not exist', 1],
-    [['agent', '--once', '--interval', 'soon', '--repo', '/nonexistent'], 'expected a duration', 1],
+    [['plan', 'trigger', 'team/app', 'bakcup'], 'has no plan "bakcup" (plans: backup, deploy)', 1],
+    [['plan', 'trigger', 'team/app', 'backup', '--arg', 'LABLE=x'], 'argument LABLE: plan backup of framework web 1.0.0 does not take it (arguments: LABEL)', 1],
+    [['agent', '--once', '--interval', 'soon', '--git', '/nonexistent'], 'expected a duration', 2],
     [['history', '--limit', '0'], '--limit expects a whole number', 2],
   ])('refuses bad input %j with a clear error', async (args, message, code) => {
     const io = captureIO(sandbox.dir);
-    const exit = await main(['node', 'baton', ...args, ...(args[0] === 'plan' ? ['--repo', origin] : [])], io);
+    const exit = await main(['node', 'baton', ...args, ...(args[0] === 'plan' ? ['--git', origin] : [])], io);
     expect(io.err).toContain(message);
     expect(exit === 0 ? io.exitCode : exit).toBe(code);
   });
@@ -83,7 +85,7 @@ describe('baton agent --once, baton plan trigger and baton history from the comm
     process.env.BATON_EVENTS = 'maybe';
     let exit: number;
     try {
-      exit = await main(['node', 'baton', 'agent', '--once', '--repo', origin], io);
+      exit = await main(['node', 'baton', 'agent', '--once', '--git', origin], io);
     } finally {
       delete process.env.BATON_EVENTS;
     }

@@ -28,6 +28,7 @@ export function webFramework(version = '1.0.0', extra = ''): Record<string, stri
       '        steps:',
       '          - { name: main, tasks: [main] }',
       '  backup:',
+      '    args: [{ name: LABEL, type: string }]',
       '    phases:',
       '      - name: snapshot',
       '        steps:',

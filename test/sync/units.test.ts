@@ -34,7 +34,7 @@ describe('agent settings', () => {
   it.each([
     [{ repo: 'x', interval: 'soon' }, {}, 'flag --interval: expected a duration'],
     [{ repo: 'x' }, { BATON_CONCURRENCY: '0' }, '$BATON_CONCURRENCY --concurrency: expected a whole number'],
-    [{}, {}, 'no repository: pass --repo'],
+    [{}, {}, 'no repository: pass --git'],
   ])('refuses %j %j naming the source', (flags, env, message) => {
     expect(() => resolveSettings(flags, env, '/tmp')).toThrow(message);
   });

@@ -1,15 +1,17 @@
 /** `baton agent`: the GitOps sync loop (or one pass with --once). Flags parse into settings; src/sync runs it. */
 import type { Command } from 'commander';
 import { runAgent } from '../../sync/run.js';
-import { resolveSettings, type AgentFlags } from '../../sync/settings.js';
+import { SettingsError, resolveSettings, type AgentFlags } from '../../sync/settings.js';
+import { BatonError } from '../../errors.js';
+import { UsageError, deprecatedAlias } from '../conventions.js';
 import type { AgentLog } from '../../sync/agent.js';
 import type { CliIO } from '../io.js';
 
 export function registerAgent(program: Command, io: CliIO): void {
-  program
+  const agent = program
     .command('agent')
     .description('The GitOps sync loop: poll a repository, run the plans its changes call for, commit status back')
-    .option('--repo <url|path>', 'repository to watch (https URL, ssh URL or local path; $BATON_REPO)')
+    .option('--git <url|path>', 'Git repository to watch: https URL, ssh URL or local path ($BATON_REPO)')
     .option('--branch <name>', 'branch to watch ($BATON_BRANCH, default main)')
     .option('--status-branch <name>', 'commit status to this branch instead ($BATON_STATUS_BRANCH or baton.yaml agent.statusBranch)')
     .option('--kubeconfig <file>', 'kubeconfig ($BATON_KUBECONFIG, $KUBECONFIG, ~/.kube/config)')
@@ -31,8 +33,8 @@ export function registerAgent(program: Command, io: CliIO): void {
     .option('--no-events', 'do not record Kubernetes Events for plans ($BATON_EVENTS=false)')
     .option('--age-key-file <file>', 'age keys for SOPS-encrypted values ($SOPS_AGE_KEY_FILE; $SOPS_AGE_KEY is read too)')
     .option('--age-key-secret <namespace/name>', 'a Secret whose *.agekey entries hold age keys ($BATON_AGE_KEY_SECRET)')
-    .action(async (flags: AgentFlags) => {
-      const settings = resolveSettings(flags, process.env, io.cwd);
+    .action(async (flags: AgentCliFlags) => {
+      const settings = settingsOrUsageError(flags, io.cwd);
       const log: AgentLog = (level, message, fields = {}) => {
         io.stderr(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`);
       };
@@ -52,4 +54,20 @@ export function registerAgent(program: Command, io: CliIO): void {
         process.off('SIGINT', stop);
       }
     });
+  deprecatedAlias(agent, io, { flags: '--repo <url|path>', attribute: 'repo' }, { flag: '--git', attribute: 'git' });
+}
+
+type AgentCliFlags = Omit<AgentFlags, 'repo'> & { git?: string };
+
+/** A missing repository or a malformed flag value is a usage error (2); a bad $BATON_* or baton.yaml value is not. */
+function settingsOrUsageError(flags: AgentCliFlags, cwd: string): ReturnType<typeof resolveSettings> {
+  const { git, ...rest } = flags;
+  try {
+    return resolveSettings({ ...rest, ...(git !== undefined ? { repo: git } : {}) }, process.env, cwd);
+  } catch (err) {
+    if (err instanceof BatonError && (err.code === 'AGENT_REPO_MISSING' || (err instanceof SettingsError && err.context.source === 'flag'))) {
+      throw new UsageError(err.message);
+    }
+    throw err;
+  }
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../conventions.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../../errors.js';
 import { createKubeClient } from '../../kube/http-client.js';
@@ -43,7 +44,7 @@ export function registerApply(program: Command, io: CliIO): void {
     .option('--no-events', 'do not record Kubernetes Events for the plan')
     .action(async (file: string, flags: ApplyFlags) => {
       const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
-      if (flags.plan === undefined && flags.arg.length > 0) throw new InvalidArgumentError('--arg needs --plan');
+      if (flags.plan === undefined && flags.arg.length > 0) throw new UsageError('--arg needs --plan');
       const extras: DesiredExtras = flags.plan !== undefined ? { request: { id: `cli-${randomUUID()}`, plan: flags.plan, args, explicit: true } } : {};
       io.exitCode = await runReconcile(io, file, flags, extras);
     });

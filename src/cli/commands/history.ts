@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { readHistory } from '../../sync/history.js';
 import { authFromEnv, openRepository } from '../../sync/repo-access.js';
 import type { CliIO } from '../io.js';
+import { deprecatedAlias } from '../conventions.js';
 
 interface HistoryFlags {
-  repo: string;
+  git: string;
   branch: string;
   since?: string;
   limit?: string;
@@ -13,11 +14,11 @@ interface HistoryFlags {
 }
 
 export function registerHistory(program: Command, io: CliIO): void {
-  program
+  const history = program
     .command('history')
     .description('Operations history from git log: every plan transition the agent committed')
     .argument('[instance]', '<namespace>/<name>, or a name in any namespace')
-    .option('--repo <url|path>', 'repository (default: the current directory)', '.')
+    .option('--git <url|path>', 'Git repository holding the status commits: URL or path', '.')
     .option('--branch <name>', 'branch holding the status commits (the agent --status-branch if it uses one)', 'main')
     .option('--since <when>', 'only newer entries: 30m, 2h, 7d, or a date')
     .option('--limit <n>', 'at most this many entries')
@@ -34,9 +35,9 @@ export function registerHistory(program: Command, io: CliIO): void {
         io.exitCode = 2;
         return;
       }
-      const repo = await openRepository({ repo: flags.repo, branch: flags.branch, cwd: io.cwd, auth: authFromEnv() });
+      const repo = await openRepository({ repo: flags.git, branch: flags.branch, cwd: io.cwd, auth: authFromEnv() });
       if (repo.commit === undefined) {
-        io.stderr(`error: branch ${flags.branch} does not exist in ${flags.repo}\n`);
+        io.stderr(`error: branch ${flags.branch} does not exist in ${flags.git}\n`);
         io.exitCode = 1;
         return;
       }
@@ -52,4 +53,5 @@ export function registerHistory(program: Command, io: CliIO): void {
         io.stdout(`${e.date}  ${e.commit.slice(0, 10)}  ${e.summary}${live ? `  [${live}]` : ''}${e.sourceCommit ? `  (source ${e.sourceCommit.slice(0, 10)})` : ''}\n`);
       }
     });
+  deprecatedAlias(history, io, { flags: '--repo <url|path>', attribute: 'repo' }, { flag: '--git', attribute: 'git' });
 }

@@ -24,11 +24,12 @@ import {
   type ImportResult,
 } from '../../import/index.js';
 import type { CliIO } from '../io.js';
+import { deprecatedAlias } from '../conventions.js';
 
 type ReportFormat = 'text' | 'markdown' | 'json';
 
 interface CommonFlags {
-  into: string;
+  repo: string;
   force?: boolean;
   dryRun?: boolean;
   output: ReportFormat;
@@ -46,9 +47,9 @@ function parseFormat(value: string): ReportFormat {
   return value;
 }
 
-function common(cmd: Command): Command {
-  return cmd
-    .option('--into <repository>', 'the Baton repository to write frameworks/<name>/<version> into', '.')
+function common(cmd: Command, io: CliIO): Command {
+  cmd.option('--repo <dir>', 'the Baton repository folder to write frameworks/<name>/<version> into', '.');
+  return deprecatedAlias(cmd, io, { flags: '--into <dir>', attribute: 'into' }, { flag: '--repo', attribute: 'repo' })
     .option('--force', 'write although the import has errors (with the report), or replace an existing version')
     .option('--dry-run', 'print the report, write nothing')
     .option('-o, --output <format>', 'report format: text, markdown or json', parseFormat, 'text');
@@ -61,11 +62,12 @@ export function registerImport(program: Command, io: CliIO): void {
       .command('kudo')
       .description('Translate a KUDO operator package (operator.yaml, params.yaml, templates/) into a framework version')
       .argument('<operator-folder>', 'the folder holding operator.yaml'),
+    io,
   ).action(async (folder: string, flags: CommonFlags) => {
     const abs = resolve(io.cwd, folder);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
       io.stderr(`error: ${folder}: no such folder\n`);
-      io.exitCode = 2;
+      io.exitCode = 1;
       return;
     }
     io.exitCode = await finish(io, importKudo(readPackageDir(abs, folder)), flags);
@@ -79,12 +81,13 @@ export function registerImport(program: Command, io: CliIO): void {
       .option('--options <options.json>', 'the options an installation used (needs --package)')
       .option('--name <name>', 'framework name (default: package.json, else svc.yml name)')
       .option('--version <version>', 'framework version (default: package.json, else 1.0.0)'),
+    io,
   ).action(async (svc: string, flags: DcosFlags) => {
     const abs = resolve(io.cwd, svc);
     const missing = [svc, flags.package, flags.options].find((p) => p !== undefined && !existsSync(resolve(io.cwd, p)));
     if (missing !== undefined || !statSync(abs).isFile()) {
       io.stderr(`error: ${missing ?? svc}: no such file or folder\n`);
-      io.exitCode = 2;
+      io.exitCode = 1;
       return;
     }
     const beside = readPackageDir(dirname(abs), dirname(svc));
@@ -115,7 +118,7 @@ function noteVersions(result: ImportResult, repo: string): void {
 }
 
 async function finish(io: CliIO, result: ImportResult, flags: CommonFlags): Promise<number> {
-  const repo = resolve(io.cwd, flags.into);
+  const repo = resolve(io.cwd, flags.repo);
   if (result.files.length > 0) {
     const renderer = new Renderer();
     try {

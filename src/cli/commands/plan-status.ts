@@ -27,7 +27,7 @@ export function registerPlanStatus(plan: Command, io: CliIO): void {
   withClusterFlags(plan.command('status'))
     .description('Show the plan status of an instance: its checkpoint in the cluster, or with --git the status the agent committed')
     .argument('<instance>', 'namespace/instance, or an instances/<namespace>/<instance>.yaml file')
-    .option('--git <repo>', 'read the status the agent committed to this repository (URL or path) instead of the cluster')
+    .option('--git <url|path>', 'read the status the agent committed to this repository (URL or path) instead of the cluster')
     .option('--branch <name>', 'with --git: the branch the agent watches', 'main')
     .option('--status-branch <name>', 'with --git: the branch the agent commits status to (its --status-branch)')
     .action(async (target: string, flags: StatusFlags) => {

@@ -18,6 +18,7 @@ import { runPodAction, type PodActionKind } from '../../recovery/index.js';
 import { commitRequest } from '../../sync/request-commit.js';
 import { authFromEnv } from '../../sync/repo-access.js';
 import type { CliIO } from '../io.js';
+import { deprecatedAlias } from '../conventions.js';
 
 interface PodFlags {
   reason?: string;
@@ -25,7 +26,7 @@ interface PodFlags {
   kubeconfig?: string;
   context?: string;
   timeout: string;
-  repo: string;
+  git: string;
   branch: string;
 }
 
@@ -37,7 +38,7 @@ const WHAT: Record<PodActionKind, string> = {
 export function registerPod(program: Command, io: CliIO): void {
   const pod = program.command('pod').description('Pod actions: restart or replace a pod of an instance (through Git, or --direct against the cluster)');
   for (const action of ['restart', 'replace'] as const) {
-    pod
+    const cmd = pod
       .command(action)
       .description(WHAT[action])
       .argument('<instance>', '<namespace>/<name>')
@@ -47,7 +48,7 @@ export function registerPod(program: Command, io: CliIO): void {
       .option('--kubeconfig <file>', 'act on the cluster now, with this kubeconfig (as --direct)')
       .option('--context <name>', 'act on the cluster now, with this kubeconfig context (as --direct)')
       .option('--timeout <duration>', 'with --direct: how long to wait for the pod to be Ready again', '10m')
-      .option('--repo <url|path>', 'repository: a working clone commits locally (you push); a URL or bare repository is pushed', '.')
+      .option('--git <url|path>', 'Git repository: a working clone commits locally (you push); a URL or bare repository is pushed', '.')
       .option('--branch <name>', 'branch the agent watches', 'main')
       .action(async (instance: string, podName: string, flags: PodFlags) => {
         const [namespace, name, extra] = instance.split('/');
@@ -73,6 +74,7 @@ export function registerPod(program: Command, io: CliIO): void {
           io.exitCode = 1;
         }
       });
+    deprecatedAlias(cmd, io, { flags: '--repo <url|path>', attribute: 'repo' }, { flag: '--git', attribute: 'git' });
   }
 }
 
@@ -82,7 +84,7 @@ function author(): { name: string; email: string } | undefined {
 
 async function viaGit(io: CliIO, action: PodActionKind, instance: { namespace: string; name: string }, pod: string, flags: PodFlags): Promise<number> {
   const who = author();
-  const r = await commitRequest({ repo: flags.repo, branch: flags.branch, cwd: io.cwd, auth: authFromEnv() }, {
+  const r = await commitRequest({ repo: flags.git, branch: flags.branch, cwd: io.cwd, auth: authFromEnv() }, {
     instance,
     request: { action: `pod-${action}`, pod, args: {}, ...(flags.reason ? { reason: flags.reason } : {}) },
     ...(who ? { author: who } : {}),

@@ -1,5 +1,5 @@
 /**
- * `baton preview --base REF --head REF [--repo DIR] [-o markdown|json|text] [--kubeconfig F] [--context C]`:
+ * `baton preview --base REF --head REF [--git DIR] [-o markdown|json|text] [--kubeconfig F] [--context C]`:
  * what merging a change would do, for a pull-request comment. Exit 0 when the change is acceptable,
  * 1 when an instance would be refused or a file is invalid, 2 for usage errors (including unknown refs).
  */
@@ -10,9 +10,10 @@ import { createKubeClient, type HttpKubeClient } from '../../kube/index.js';
 import { Renderer } from '../../render/index.js';
 import { formatMarkdown } from '../../preview/format-markdown.js';
 import { formatText } from '../../preview/format-text.js';
-import { PreviewRefError, treesAt } from '../../preview/git-trees.js';
+import { treesAt } from '../../preview/git-trees.js';
 import { buildPreview } from '../../preview/preview.js';
 import type { CliIO } from '../io.js';
+import { deprecatedAlias } from '../conventions.js';
 import { AGE_KEY_FILE_HELP, cliAgeKeys } from '../age-keys.js';
 import { postPreviewComment, type PreviewCommentTarget } from '../../notify/index.js';
 import { readFileSync } from 'node:fs';
@@ -54,7 +55,7 @@ type PreviewFormat = 'markdown' | 'json' | 'text';
 interface PreviewFlags {
   base: string;
   head: string;
-  repo?: string;
+  git: string;
   output: PreviewFormat;
   kubeconfig?: string;
   context?: string;
@@ -69,12 +70,12 @@ function parseFormat(value: string): PreviewFormat {
 }
 
 export function registerPreview(program: Command, io: CliIO): void {
-  program
+  const preview = program
     .command('preview')
     .description('Show what merging a change would do: plans, rendered differences, prunes, schedules')
     .requiredOption('--base <ref>', 'the commit the change starts from (e.g. origin/main)')
     .requiredOption('--head <ref>', 'the commit of the change (e.g. HEAD)')
-    .option('--repo <dir>', 'the Git repository, a checkout or a bare clone (default: current directory)')
+    .option('--git <path>', 'the Git repository: a checkout or a bare clone', '.')
     .option('-o, --output <format>', 'markdown (for a pull-request comment), json or text', parseFormat, 'markdown')
     .option('--kubeconfig <file>', 'also compare with the live cluster (server-side dry run)')
     .option('--context <name>', 'kubeconfig context (with --kubeconfig or KUBECONFIG)')
@@ -87,19 +88,20 @@ export function registerPreview(program: Command, io: CliIO): void {
     .action(async (flags: PreviewFlags) => {
       io.exitCode = await runPreview(io, flags);
     });
+  deprecatedAlias(preview, io, { flags: '--repo <dir>', attribute: 'repo' }, { flag: '--git', attribute: 'git' });
 }
 
 async function runPreview(io: CliIO, flags: PreviewFlags): Promise<number> {
-  const repo = resolve(io.cwd, flags.repo ?? '.');
+  const repo = resolve(io.cwd, flags.git);
   let trees;
   try {
     trees = await treesAt(repo, flags.base, flags.head);
   } catch (err) {
     io.stderr(`error: ${errorMessage(err)}\n`);
-    return err instanceof PreviewRefError ? 2 : 1;
+    return 1;
   }
   const keys = await cliAgeKeys(io, flags.ageKeyFile);
-  if (keys === undefined) return 2;
+  if (keys === undefined) return 1;
   let target: PreviewCommentTarget | undefined;
   if (flags.comment !== undefined) {
     const found = commentTarget(flags.comment, flags.pr, process.env);

@@ -55,7 +55,7 @@ async function runRbac(io: CliIO, flags: RbacFlags): Promise<number> {
   const root = resolve(io.cwd, flags.repo);
   if (!existsSync(root)) {
     io.stderr(`error: ${flags.repo}: no such folder\n`);
-    return 2;
+    return 1;
   }
   const sa = /^([a-z0-9-]+)\/([a-z0-9.-]+)$/.exec(flags.serviceAccount);
   if (!sa) {

@@ -60,7 +60,7 @@ async function runRender(io: CliIO, file: string, flags: RenderFlags): Promise<n
   try {
     const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
     const keys = await cliAgeKeys(io, flags.ageKeyFile);
-    if (keys === undefined) return 2;
+    if (keys === undefined) return 1;
     // Like validate: values it cannot read (no key, valuesFrom) are rendered as placeholders, with a warning.
     const result = await renderInstancePlan(tree, treePath(root, path), { plan: flags.plan, args, renderer, values: { keys, lenient: true } });
     if (result.problems.length > 0) io.stderr(await formatWithSources(tree, result.problems));

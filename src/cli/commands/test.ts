@@ -60,10 +60,10 @@ interface Selected {
 async function runTests(io: CliIO, path: string, flags: TestFlags): Promise<number> {
   const abs = resolve(io.cwd, path);
   const root = findRepoRoot(abs);
-  if (root === undefined) return usage(io, `${path} is not inside a Baton repository`);
+  if (root === undefined) return notFound(io, `${path} is not inside a Baton repository`);
   const tree = new DirectoryTree(root);
   const targets = await frameworksAt(tree, treePath(root, abs));
-  if (typeof targets === 'string') return usage(io, targets);
+  if (typeof targets === 'string') return notFound(io, targets);
   const selected: Selected[] = [];
   const problems: Problem[] = [];
   for (const framework of targets) {
@@ -118,7 +118,8 @@ function stepLine(s: StepResult): string {
   return s.passed ? head : `${head}${s.failures.map((f) => `       ${f}\n`).join('')}`;
 }
 
-function usage(io: CliIO, message: string): number {
+/** A path that is not what the command needs: a failure of the input (1), not of the command line. */
+function notFound(io: CliIO, message: string): number {
   io.stderr(`error: ${message}\n`);
-  return 2;
+  return 1;
 }

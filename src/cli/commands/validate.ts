@@ -39,20 +39,20 @@ async function runValidate(io: CliIO, path: string, flags: ValidateFlags): Promi
   const abs = resolve(io.cwd, path);
   if (!existsSync(abs)) {
     io.stderr(`error: ${path}: no such file or folder\n`);
-    return 2;
+    return 1;
   }
   const root = flags.repo !== undefined ? resolve(io.cwd, flags.repo) : findRepoRoot(abs);
   if (root === undefined) {
     io.stderr(`error: ${path} is not inside a Baton repository (no baton.yaml, frameworks/ or instances/); pass --repo DIR\n`);
-    return 2;
+    return 1;
   }
   const scope = scopeOf(root, abs);
   if (typeof scope === 'string') {
     io.stderr(`error: ${scope}\n`);
-    return 2;
+    return 1;
   }
   const keys = await cliAgeKeys(io, flags.ageKeyFile);
-  if (keys === undefined) return 2;
+  if (keys === undefined) return 1;
   const tree = new DirectoryTree(root);
   const renderer = new Renderer();
   try {

@@ -168,7 +168,7 @@ spec:
   template: { spec: { restartPolicy: Never, containers: [{ name: main, image: busybox }] } }
 `,
     ].join('\n'));
-    expect(await ok('wait', '-n', ns, '--for=condition=Failed', 'job/boom', '--timeout=20s')).toContain('condition met');
+    expect(await ok('wait', '-n', ns, '--for=condition=Failed', 'job/boom', '--timeout=120s')).toContain('condition met');
     await until(async () => {
       const crash = (await jsonOf('get', 'pod', 'crash', '-n', ns)) as Record<string, Loose>;
       return (crash.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2;

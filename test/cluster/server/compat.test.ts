@@ -14,7 +14,11 @@ import { type TestCluster, kubectlBinaries, startTestCluster } from '../../helpe
 vi.setConfig({ testTimeout: 120_000 });
 
 const bins = kubectlBinaries();
-const versions = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'].filter((v) => bins && existsSync(join(bins.dir, `kubectl.${v}`)));
+const ALL = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'];
+// `npm test` runs the oldest and the newest kubectl; `npm run test:e2e` (vitest.e2e.config.ts sets
+// BATON_KUBECTL_VERSIONS=middle) the ones between, so CI covers every version once and npm test stays fast.
+const chosen = process.env.BATON_KUBECTL_VERSIONS === 'middle' ? ALL.slice(1, -1) : process.env.BATON_KUBECTL_VERSIONS === 'all' ? ALL : [ALL[0] ?? '', ALL.at(-1) ?? ''];
+const versions = chosen.filter((v) => bins && existsSync(join(bins.dir, `kubectl.${v}`)));
 let c: TestCluster;
 
 beforeAll(async () => {
