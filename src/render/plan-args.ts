@@ -17,6 +17,12 @@ const READS_AS: Record<PlanArgDecl['type'], { test: (text: string) => boolean; e
   boolean: { test: (t) => t === 'true' || t === 'false', expected: 'true or false' },
 };
 
+/**
+ * Arguments Baton itself reads on any plan, so a framework never declares them: `rotate-generated`
+ * (compose/generated/resolve.ts ROTATE_ARG, which checks its value with its own located errors).
+ */
+const BATON_ARGS: ReadonlySet<string> = new Set(['rotate-generated']);
+
 export function checkPlanArgs(fw: Framework, planName: string, given: Readonly<Record<string, string>>): PlanArgsCheck {
   const plan = fw.decl.plans[planName];
   if (!plan) return { ok: true, args: { ...given } };
@@ -30,6 +36,10 @@ export function checkPlanArgs(fw: Framework, planName: string, given: Readonly<R
   for (const [name, value] of Object.entries(given)) {
     const index = declared.findIndex((d) => d.name === name);
     const decl = declared[index];
+    if (decl === undefined && BATON_ARGS.has(name)) {
+      args[name] = value;
+      continue;
+    }
     if (decl === undefined) {
       problems.push(at(argsPath, { code: 'PLAN_ARG_UNKNOWN', message: `argument ${name}: plan ${planName} of framework ${fw.name} ${fw.version} does not take it (arguments: ${known})` }));
       continue;

@@ -303,6 +303,7 @@ export class Agent {
         return [];
       }
     };
+    this.recoveryLoop.queued();
     if (options.wait === false) {
       this.ownershipVersion = version;
       void Promise.all(jobs).then(async (reports) => {

@@ -57,6 +57,14 @@ export class RecoveryLoop {
     return this.watching && this.host.now().getTime() >= this.nextAt;
   }
 
+  /**
+   * The agent queued a pass (it runs after the plans the agent's pass started): not due again before
+   * then, so a loop asking when to wake does not spin while those plans run.
+   */
+  queued(): void {
+    this.nextAt = Math.max(this.nextAt, this.host.now().getTime() + this.intervalMs);
+  }
+
   nextDueAt(): number | undefined {
     return this.watching ? this.nextAt : undefined;
   }

@@ -40,6 +40,13 @@ describe('plan arguments', () => {
     expect(JSON.parse(data.args)).toEqual({ TARGET: 's3://b', VERIFY: 'true', KEEP: '3', MODE: 'full' });
   });
 
+  it('passes rotate-generated, an argument Baton reads on any plan, without a declaration', async () => {
+    const r = await render('deploy', { 'rotate-generated': 'PASSWORD' });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const data = r.plan.phases[0]!.steps[0]!.actions[0]!.object.data as { args: string };
+    expect(JSON.parse(data.args)).toEqual({ 'rotate-generated': 'PASSWORD' });
+  });
+
   it.each([
     ['an argument the plan does not take', 'deploy', { REPLICAS: 'abc' }, 'PLAN_ARG_UNKNOWN', 'argument REPLICAS: plan deploy of framework web 1.0.0 does not take it (arguments: none)'],
     ['an unknown argument beside declared ones', 'backup', { TARGET: 'x', KEPP: '2' }, 'PLAN_ARG_UNKNOWN', '(arguments: TARGET, KEEP, MODE, VERIFY)'],

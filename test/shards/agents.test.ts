@@ -117,8 +117,17 @@ describe('shard members as processes', () => {
       if (moved) {
         world.user.write(`instances/${moved.namespace}/${moved.name}.yaml`, instance({ VALUE: 'changed' }));
         world.user.commit('change an instance of the killed member');
-        await world.user.pull();
-        await world.user.push();
+        // Three agents push status to the same branch: the user's push may meet a moved tip or a held ref
+        // lock, as a person's would; pull and push again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await world.user.pull();
+            await world.user.push();
+            break;
+          } catch (err) {
+            if (attempt >= 10) throw err;
+          }
+        }
         await until(async () => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: moved.namespace, name: moved.name }))?.data !== undefined
           && ((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: moved.namespace, name: moved.name }))?.data as Record<string, string>).value === 'changed', 60_000, 'the change applied by a survivor', 500);
       }

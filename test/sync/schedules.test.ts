@@ -100,7 +100,7 @@ describe('scheduled plans run by the agent', () => {
     const agent = await newAgent();
     await agent.pass({ wait: false });
     const wake = agent.nextScheduleAt();
-    expect(wake === undefined || wake > clock.getTime()).toBe(true);
+    expect(wake === undefined || wake > clock.getTime(), `wake ${wake === undefined ? "none" : new Date(wake).toISOString()}`).toBe(true);
     await agent.drain();
     expect(agent.nextScheduleAt()).toBe(Date.parse('2026-03-07T03:00:00.000Z'));
     await agent.stop();
