@@ -22,7 +22,7 @@ describe('sensitive values in engine messages', () => {
     kube.fault = (verb) => (verb === 'apply' ? apiError(code, reason, `Secret "db" is invalid: data.password: Invalid value: "${GO_QUOTED}": too weak`) : undefined);
     const store = new MemoryCheckpointStore();
     const events: EngineEvent[] = [];
-    const deploy = plan('deploy', [{ name: 'main', steps: [{ ...step('config', [apply(cm('a'))]), timeoutSeconds: 1 }] }]);
+    const deploy = plan('deploy', [{ name: 'main', steps: [{ ...step('config', [apply(cm('a'))]), timeoutSeconds: 3 }] }]);
     const result = await reconcile({
       client: kube,
       store,
