@@ -17,6 +17,7 @@ import type { CompiledTemplate } from './compile.js';
 import { RenderCache } from '../render-cache.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
+import { FrameReader } from './frames.js';
 
 export interface PlanLocals {
   name: string;
@@ -198,7 +199,8 @@ export class Renderer {
     const child = spawn(process.execPath, [`--max-old-space-size=${this.memoryMb}`, '--max-semi-space-size=16', ...this.execArgv, '-e', WORKER_SOURCE], {
       // No environment at all: nothing of the agent's (tokens, kubeconfig paths) is there to read.
       env: {},
-      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
+      // stdin: the setup data; stdout: replies (frames.ts); IPC: batches, and the host going away.
+      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
     const live: Live = { child, ids: new Map(), tables: new WeakMap(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
@@ -207,9 +209,23 @@ export class Renderer {
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?(): void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => { live.stderr = (live.stderr + chunk).slice(-4096); });
-    child.on('message', (reply: string) => this.onReply(live, JSON.parse(reply) as WorkerReply));
+    const frames = new FrameReader((json) => {
+      let reply: WorkerReply;
+      try {
+        reply = JSON.parse(json) as WorkerReply;
+      } catch {
+        // Only the worker writes to stdout (templates cannot reach it): a broken frame means a broken sandbox.
+        live.child.kill('SIGKILL');
+        return;
+      }
+      this.onReply(live, reply);
+    });
+    child.stdout?.on('data', (chunk: Buffer) => frames.push(chunk));
+    (child.stdout as { unref?(): void } | null)?.unref?.();
     child.on('error', () => undefined);
-    child.on('exit', () => {
+    // 'close', not 'exit': it comes after stdout and stderr are read to their end, so a reply written before
+    // the sandbox died is not lost and V8's "out of memory" message on stderr is complete.
+    child.on('close', () => {
       clearTimeout(live.watchdog);
       if (this.live === live) this.live = undefined;
       const lost = [...live.inflight.values()];

@@ -1,6 +1,6 @@
 /**
  * The sandbox process, as a source string so `node -e src` works from vitest/tsx and from compiled dist
- * alike. Its setup data (the prelude, js-yaml's path) arrives on stdin; batches over the IPC channel. It owns ONE vm context without Node globals (no process, require, Buffer),
+ * alike. Its setup data (the prelude, js-yaml's path) arrives on stdin; batches over the IPC channel, replies as frames on stdout. It owns ONE vm context without Node globals (no process, require, Buffer),
  * evaluates PRELUDE there, defines compiled templates, renders batches with a vm timeout (microtasks
  * included), parses the output with js-yaml CORE_SCHEMA inside the worker's memory limit, and counts
  * nodes to refuse alias bombs. Messages: {id, defines, input, timeoutMs} -> {id, results} | {id, failure}.
@@ -9,7 +9,18 @@ export const WORKER_SOURCE = String.raw`
 'use strict';
 const vm = require('node:vm');
 const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(JSON.stringify(message)) };
+// Replies go to stdout as frames (4-byte length, then the JSON text in UTF-8), not over the IPC channel: its
+// serializer copied every reply twice and the host's reader concatenated the chunks of a large one again and again.
+// A socket on the same pipe, not process.stdout: stdout writes to a pipe are synchronous on Linux, which held the
+// sandbox until the host had read a whole reply instead of letting it render the next batch.
+const out = new (require('node:net').Socket)({ fd: 1, readable: false, writable: true });
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => {
+  const body = Buffer.from(JSON.stringify(message), 'utf8');
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt32LE(body.length, 0);
+  out.write(head);
+  out.write(body);
+} };
 // The host going away (closed IPC channel) ends the sandbox.
 process.on('disconnect', () => process.exit(0));
 const jsyaml = require(workerData.jsYamlPath);
@@ -21,6 +32,11 @@ if (workerData.yamlSource) {
 }
 const api = new vm.Script(workerData.prelude, { filename: 'baton-prelude.js' }).runInContext(ctx);
 const baseline = new Set(Reflect.ownKeys(sandbox));
+// Node's vm keeps globals a template creates on this object, and its define interceptor made some of them
+// non-configurable (a class field on a constructor that returns globalThis): a global no cleanup could delete,
+// readable by every later render. With no room here, they land on the context's own global object with
+// ordinary attributes, where the prelude's cleanup deletes them.
+Object.preventExtensions(sandbox);
 const runScript = new vm.Script('__batonRun()', { filename: 'baton-run.js' });
 const MAX_NODES = 200000;
 
