@@ -1,3 +1,5 @@
+import { FAST_YAML_SOURCE } from './fast-yaml-source.js';
+
 /**
  * The sandbox process, as a source string so `node -e src` works from vitest/tsx and from compiled dist
  * alike. Its setup data (the prelude, js-yaml's path) arrives on stdin; batches over the IPC channel, replies as frames on stdout. It owns ONE vm context without Node globals (no process, require, Buffer),
@@ -8,14 +10,15 @@
 export const WORKER_SOURCE = String.raw`
 'use strict';
 const vm = require('node:vm');
+const FAST_YAML = ${FAST_YAML_SOURCE};
 const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
 // Replies go to stdout as frames (4-byte length, then the JSON text in UTF-8), not over the IPC channel: its
 // serializer copied every reply twice and the host's reader concatenated the chunks of a large one again and again.
 // A socket on the same pipe, not process.stdout: stdout writes to a pipe are synchronous on Linux, which held the
 // sandbox until the host had read a whole reply instead of letting it render the next batch.
 const out = new (require('node:net').Socket)({ fd: 1, readable: false, writable: true });
-const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (message) => {
-  const body = Buffer.from(JSON.stringify(message), 'utf8');
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (json) => {
+  const body = Buffer.from(json, 'utf8');
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32LE(body.length, 0);
   out.write(head);
@@ -24,6 +27,7 @@ const parentPort = { on: (event, listener) => process.on(event, listener), postM
 // The host going away (closed IPC channel) ends the sandbox.
 process.on('disconnect', () => process.exit(0));
 const jsyaml = require(workerData.jsYamlPath);
+const fastYaml = FAST_YAML(jsyaml.CORE_SCHEMA);
 const sandbox = Object.create(null);
 const ctx = vm.createContext(sandbox, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
 // js-yaml's own source, evaluated inside the context for fromYaml(); the prelude takes it off the global.
@@ -60,7 +64,18 @@ function countNodes(v, budget) {
   return n;
 }
 
+/** One render's result as JSON text: the fast path writes the documents' JSON itself (fast-yaml-source.ts). */
 function parseOutput(r) {
+  const fast = fastYaml(r.text);
+  if (fast !== undefined) {
+    let json = '{"ok":true,"docs":[';
+    for (let i = 0; i < fast.length; i++) json += (i > 0 ? ',{"index":' : '{"index":') + i + ',"value":' + fast[i] + '}';
+    return json + ']}';
+  }
+  return JSON.stringify(parseWithJsYaml(r));
+}
+
+function parseWithJsYaml(r) {
   try {
     const docs = [];
     jsyaml.loadAll(r.text, (d) => { docs.push(d); }, { schema: jsyaml.CORE_SCHEMA, json: false });
@@ -97,18 +112,20 @@ parentPort.on('message', (msg) => {
     cleanup();
     // Copy the context's records field by field, keeping only primitives (never calling into them).
     const str = (v) => (typeof v === 'string' ? v : '');
-    const results = [];
+    // The reply is written as JSON text job by job: a render's documents arrive as JSON text already.
+    let json = '{"id":' + Number(msg.id) + ',"results":[';
     for (let j = 0; j < out.length; j++) {
       const job = out[j];
-      const copied = [];
+      json += j > 0 ? ',[' : '[';
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
-        if (r.ok === true) copied.push(parseOutput({ text: str(r.text), file: str(r.file) }));
-        else copied.push({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
+        if (i > 0) json += ',';
+        if (r.ok === true) json += parseOutput({ text: str(r.text), file: str(r.file) });
+        else json += JSON.stringify({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
       }
-      results.push(copied);
+      json += ']';
     }
-    reply = { id: msg.id, results };
+    reply = json + ']}';
   } catch (err) {
     cleanup();
     const timeout = err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
@@ -116,6 +133,6 @@ parentPort.on('message', (msg) => {
     try { where = String(api.current()); } catch (e) { where = ''; }
     reply = { id: msg.id, failure: { kind: timeout ? 'timeout' : 'internal', message: String(err && err.message), where } };
   }
-  parentPort.postMessage(reply);
+  parentPort.postMessage(typeof reply === 'string' ? reply : JSON.stringify(reply));
 });
 `;
