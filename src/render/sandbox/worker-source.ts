@@ -17,12 +17,15 @@ const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
 // A socket on the same pipe, not process.stdout: stdout writes to a pipe are synchronous on Linux, which held the
 // sandbox until the host had read a whole reply instead of letting it render the next batch.
 const out = new (require('node:net').Socket)({ fd: 1, readable: false, writable: true });
-const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (json) => {
-  const body = Buffer.from(json, 'utf8');
-  const head = Buffer.allocUnsafe(4);
-  head.writeUInt32LE(body.length, 0);
-  out.write(head);
-  out.write(body);
+// A reply comes as pieces of JSON text (one per render): encoding each one costs a third of flattening and
+// encoding their concatenation, a string of some hundred thousand parts.
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (pieces) => {
+  const bodies = new Array(pieces.length + 1);
+  let length = 0;
+  for (let i = 0; i < pieces.length; i++) { bodies[i + 1] = Buffer.from(pieces[i], 'utf8'); length += bodies[i + 1].length; }
+  bodies[0] = Buffer.allocUnsafe(4);
+  bodies[0].writeUInt32LE(length, 0);
+  out.write(Buffer.concat(bodies, length + 4));
 } };
 // The host going away (closed IPC channel) ends the sandbox.
 process.on('disconnect', () => process.exit(0));
@@ -112,20 +115,21 @@ parentPort.on('message', (msg) => {
     cleanup();
     // Copy the context's records field by field, keeping only primitives (never calling into them).
     const str = (v) => (typeof v === 'string' ? v : '');
-    // The reply is written as JSON text job by job: a render's documents arrive as JSON text already.
-    let json = '{"id":' + Number(msg.id) + ',"results":[';
+    // The reply is written as JSON text render by render: a render's documents arrive as JSON text already.
+    reply = ['{"id":' + Number(msg.id) + ',"results":['];
     for (let j = 0; j < out.length; j++) {
       const job = out[j];
-      json += j > 0 ? ',[' : '[';
+      reply.push(j > 0 ? ',[' : '[');
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
-        if (i > 0) json += ',';
-        if (r.ok === true) json += parseOutput({ text: str(r.text), file: str(r.file) });
-        else json += JSON.stringify({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
+        const json = r.ok === true
+          ? parseOutput({ text: str(r.text), file: str(r.file) })
+          : JSON.stringify({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
+        reply.push(i > 0 ? ',' + json : json);
       }
-      json += ']';
+      reply.push(']');
     }
-    reply = json + ']}';
+    reply.push(']}');
   } catch (err) {
     cleanup();
     const timeout = err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
@@ -133,6 +137,6 @@ parentPort.on('message', (msg) => {
     try { where = String(api.current()); } catch (e) { where = ''; }
     reply = { id: msg.id, failure: { kind: timeout ? 'timeout' : 'internal', message: String(err && err.message), where } };
   }
-  parentPort.postMessage(typeof reply === 'string' ? reply : JSON.stringify(reply));
+  parentPort.postMessage(Array.isArray(reply) ? reply : [JSON.stringify(reply)]);
 });
 `;
