@@ -3,7 +3,7 @@
  * multi-byte character, several frames in one chunk) THEN each frame comes out whole, once, in order.
  */
 import { describe, expect, it } from 'vitest';
-import { FrameReader } from '../../src/render/sandbox/frames.js';
+import { FrameReader, sections } from '../../src/render/sandbox/frames.js';
 
 function frame(json: string): Buffer {
   const body = Buffer.from(json, 'utf8');
@@ -18,18 +18,29 @@ describe('sandbox reply frames', () => {
 
   it.each([1, 2, 3, 5, 7, 64, 65_536, stream.length])('GIVEN chunks of %i bytes THEN every frame comes out whole and in order', (size) => {
     const out: string[] = [];
-    const reader = new FrameReader((json) => out.push(json));
+    const reader = new FrameReader((body) => out.push(body.toString("utf8")));
     for (let i = 0; i < stream.length; i += size) reader.push(stream.subarray(i, i + size));
     expect(out).toEqual(texts);
   });
 
   it('GIVEN a frame not complete yet THEN nothing comes out until its last byte arrives', () => {
     const out: string[] = [];
-    const reader = new FrameReader((json) => out.push(json));
+    const reader = new FrameReader((body) => out.push(body.toString("utf8")));
     const one = frame('{"id":9}');
     reader.push(one.subarray(0, one.length - 1));
     expect(out).toEqual([]);
     reader.push(one.subarray(one.length - 1));
     expect(out).toEqual(['{"id":9}']);
+  });
+
+  it('GIVEN a body of sections THEN each decodes to its own text; a length past the end is refused', () => {
+    const texts = ['{"id":1}', '[{"ok":true}]', '[]', JSON.stringify('é✓')];
+    const parts = texts.map((t) => Buffer.from(t, 'utf8'));
+    const head = Buffer.alloc(4 + 4 * parts.length);
+    head.writeUInt32LE(parts.length, 0);
+    parts.forEach((p, i) => head.writeUInt32LE(p.length, 4 + 4 * i));
+    const body = Buffer.concat([head, ...parts]);
+    expect(sections(body).map((s) => s())).toEqual(texts);
+    expect(() => sections(body.subarray(0, body.length - 1))).toThrow(RangeError);
   });
 });

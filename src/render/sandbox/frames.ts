@@ -1,13 +1,14 @@
 /**
- * Splits the sandbox's stdout into replies: each frame is a 4-byte little-endian length, then that many
- * bytes of JSON in UTF-8. Chunks are kept in a list and joined once per frame (the IPC channel's reader
- * joined the buffer again for every chunk of a large message).
+ * Splits the sandbox's stdout into frames: a 4-byte little-endian length, then that many bytes. Chunks are
+ * kept in a list and joined once per frame (the IPC channel's reader joined the buffer again for every chunk
+ * of a large message). A frame's body holds sections of JSON text: a 4-byte count, the byte length of each
+ * section, then the sections (see `sections`).
  */
 export class FrameReader {
   private chunks: Buffer[] = [];
   private size = 0;
 
-  constructor(private readonly onFrame: (json: string) => void) {}
+  constructor(private readonly onFrame: (body: Buffer) => void) {}
 
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
@@ -17,11 +18,11 @@ export class FrameReader {
       if (this.size < 4 + length) return;
       // The whole frame is in the first chunk now.
       const first = this.chunks[0]!.length >= 4 + length ? this.chunks[0]! : this.join();
-      const json = first.toString('utf8', 4, 4 + length);
+      const body = first.subarray(4, 4 + length);
       if (first.length > 4 + length) this.chunks[0] = first.subarray(4 + length);
       else this.chunks.shift();
       this.size -= 4 + length;
-      this.onFrame(json);
+      this.onFrame(body);
     }
   }
 
@@ -30,4 +31,18 @@ export class FrameReader {
     this.chunks = [all];
     return all;
   }
+}
+
+/** The sections of a frame's body, each as a function that decodes its UTF-8 JSON text when called. */
+export function sections(body: Buffer): (() => string)[] {
+  const count = body.readUInt32LE(0);
+  const out: (() => string)[] = [];
+  let at = 4 + 4 * count;
+  for (let i = 0; i < count; i++) {
+    const start = at;
+    const end = (at += body.readUInt32LE(4 + 4 * i));
+    if (end > body.length) throw new RangeError('a section goes past the end of its frame');
+    out.push(() => body.toString('utf8', start, end));
+  }
+  return out;
 }

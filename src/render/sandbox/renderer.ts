@@ -17,7 +17,7 @@ import type { CompiledTemplate } from './compile.js';
 import { RenderCache } from '../render-cache.js';
 import { PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
-import { FrameReader } from './frames.js';
+import { FrameReader, sections } from './frames.js';
 
 export interface PlanLocals {
   name: string;
@@ -75,7 +75,7 @@ interface Pending {
   resolve: (out: RenderOutput[]) => void;
 }
 
-type WorkerReply = { id: number; results: RenderOutput[][] } | { id: number; failure: { kind: 'timeout' | 'internal'; message: string; where: string } };
+type WorkerReply = { id: number; results: (() => RenderOutput[])[] } | { id: number; failure: { kind: 'timeout' | 'internal'; message: string; where: string } };
 
 interface Inflight {
   id: number;
@@ -209,10 +209,13 @@ export class Renderer {
     child.stderr?.setEncoding('utf8');
     (child.stderr as { unref?(): void } | null)?.unref?.();
     child.stderr?.on('data', (chunk: string) => { live.stderr = (live.stderr + chunk).slice(-4096); });
-    const frames = new FrameReader((json) => {
+    const frames = new FrameReader((body) => {
       let reply: WorkerReply;
       try {
-        reply = JSON.parse(json) as WorkerReply;
+        const [header, ...jobs] = sections(body);
+        const head = JSON.parse(header!()) as { id: number; failure?: Extract<WorkerReply, { failure: unknown }>['failure'] };
+        // Each job's results are decoded and parsed when that job is answered (small strings, short-lived objects).
+        reply = head.failure ? { id: head.id, failure: head.failure } : { id: head.id, results: jobs.map((job) => () => JSON.parse(job()) as RenderOutput[]) };
       } catch {
         // Only the worker writes to stdout (templates cannot reach it): a broken frame means a broken sandbox.
         live.child.kill('SIGKILL');
@@ -317,7 +320,16 @@ export class Renderer {
     this.arm(live);
     if (live.inflight.size === 0) this.idle(live, true);
     if ('results' in reply) {
-      inflight.batch.forEach((p, i) => p.resolve(reply.results[i] ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result'))));
+      inflight.batch.forEach((p, i) => {
+        const results = reply.results[i];
+        let out: RenderOutput[] | undefined;
+        try {
+          out = results?.();
+        } catch {
+          out = undefined;
+        }
+        p.resolve(out ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result')));
+      });
     } else {
       this.onFailure(inflight.batch, reply.failure.kind, reply.failure.message);
     }

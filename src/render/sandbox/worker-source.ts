@@ -5,7 +5,7 @@ import { FAST_YAML_SOURCE } from './fast-yaml-source.js';
  * alike. Its setup data (the prelude, js-yaml's path) arrives on stdin; batches over the IPC channel, replies as frames on stdout. It owns ONE vm context without Node globals (no process, require, Buffer),
  * evaluates PRELUDE there, defines compiled templates, renders batches with a vm timeout (microtasks
  * included), parses the output with js-yaml CORE_SCHEMA inside the worker's memory limit, and counts
- * nodes to refuse alias bombs. Messages: {id, defines, input, timeoutMs} -> {id, results} | {id, failure}.
+ * nodes to refuse alias bombs. Messages: {id, defines, input, timeoutMs} -> {id} and one results array per job | {id, failure}.
  */
 export const WORKER_SOURCE = String.raw`
 'use strict';
@@ -17,13 +17,20 @@ const workerData = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
 // A socket on the same pipe, not process.stdout: stdout writes to a pipe are synchronous on Linux, which held the
 // sandbox until the host had read a whole reply instead of letting it render the next batch.
 const out = new (require('node:net').Socket)({ fd: 1, readable: false, writable: true });
-// A reply comes as pieces of JSON text (one per render): encoding each one costs a third of flattening and
-// encoding their concatenation, a string of some hundred thousand parts.
-const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (pieces) => {
-  const bodies = new Array(pieces.length + 1);
-  let length = 0;
-  for (let i = 0; i < pieces.length; i++) { bodies[i + 1] = Buffer.from(pieces[i], 'utf8'); length += bodies[i + 1].length; }
-  bodies[0] = Buffer.allocUnsafe(4);
+// A reply is sections of JSON text: the header ({id} or {id, failure}), then one per job. The frame's body is
+// [u32 count][u32 byte length of each section][the sections], so the host decodes and parses job by job
+// (small strings, short-lived objects) rather than one string of the whole batch. Each render's text is
+// encoded on its own: flattening and encoding a string of some hundred thousand parts cost three times as much.
+const parentPort = { on: (event, listener) => process.on(event, listener), postMessage: (sections) => {
+  const bodies = [Buffer.allocUnsafe(4 + 4 * (sections.length + 1))];
+  let length = bodies[0].length - 4;
+  bodies[0].writeUInt32LE(sections.length, 4);
+  for (let s = 0; s < sections.length; s++) {
+    let size = 0;
+    for (const piece of sections[s]) { const b = Buffer.from(piece, 'utf8'); bodies.push(b); size += b.length; }
+    bodies[0].writeUInt32LE(size, 8 + 4 * s);
+    length += size;
+  }
   bodies[0].writeUInt32LE(length, 0);
   out.write(Buffer.concat(bodies, length + 4));
 } };
@@ -116,20 +123,20 @@ parentPort.on('message', (msg) => {
     // Copy the context's records field by field, keeping only primitives (never calling into them).
     const str = (v) => (typeof v === 'string' ? v : '');
     // The reply is written as JSON text render by render: a render's documents arrive as JSON text already.
-    reply = ['{"id":' + Number(msg.id) + ',"results":['];
+    reply = [['{"id":' + Number(msg.id) + '}']];
     for (let j = 0; j < out.length; j++) {
       const job = out[j];
-      reply.push(j > 0 ? ',[' : '[');
+      const pieces = ['['];
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
         const json = r.ok === true
           ? parseOutput({ text: str(r.text), file: str(r.file) })
           : JSON.stringify({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
-        reply.push(i > 0 ? ',' + json : json);
+        pieces.push(i > 0 ? ',' + json : json);
       }
-      reply.push(']');
+      pieces.push(']');
+      reply.push(pieces);
     }
-    reply.push(']}');
   } catch (err) {
     cleanup();
     const timeout = err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
@@ -137,6 +144,6 @@ parentPort.on('message', (msg) => {
     try { where = String(api.current()); } catch (e) { where = ''; }
     reply = { id: msg.id, failure: { kind: timeout ? 'timeout' : 'internal', message: String(err && err.message), where } };
   }
-  parentPort.postMessage(Array.isArray(reply) ? reply : [JSON.stringify(reply)]);
+  parentPort.postMessage(Array.isArray(reply) ? reply : [[JSON.stringify(reply)]]);
 });
 `;
