@@ -33,19 +33,30 @@ export function importKudo(pkg: PackageFiles): ImportResult {
   const params: KudoParam[] = paramsSrc ? convertParams(paramsSrc, log, op.planNames) : [];
   const byName = new Map(params.map((p) => [p.decl.name, p]));
 
+  // Baton template name -> KUDO template it is translated from (a KUDO template may become a resource and a partial).
   const used = new Map<string, string>();
-  const template = (resource: string, at: SourceLocation): string | undefined => {
+  const generated: GeneratedFile[] = [];
+  const translatedAs = (baton: string) => (resource: string, at: SourceLocation): string | undefined => {
     if (!pkg.files.has(`templates/${resource}`)) {
       log.error('IMPORT_TEMPLATE_MISSING', at, `template ${resource} does not exist in templates/`);
       return undefined;
     }
-    const baton = `${resource}.ejs`;
-    used.set(resource, baton);
-    return baton;
+    const name = baton.replace('{}', resource);
+    used.set(name, resource);
+    return name;
   };
+  const template = translatedAs('{}.ejs');
   convertTasksAndPlans(opSrc, op, {
     log,
     template,
+    partial: translatedAs('_{}.ejs'),
+    generatedTemplate: (preferred, content) => {
+      const taken = (n: string): boolean => pkg.files.has(`templates/${n.replace(/\.ejs$/, '')}`) || generated.some((g) => g.path === `templates/${n}`);
+      let name = preferred;
+      for (let i = 2; taken(name); i++) name = preferred.replace(/\.yaml\.ejs$/, `-${i}.yaml.ejs`);
+      generated.push({ path: `templates/${name}`, content });
+      return name;
+    },
     booleanParam: (name) => {
       const p = byName.get(name);
       return p !== undefined && p.decl.type === 'boolean';
@@ -60,7 +71,7 @@ export function importKudo(pkg: PackageFiles): ImportResult {
   const model = kudoRootModel(params);
   const helpers = sandboxSprigHelpers();
   const files: GeneratedFile[] = [];
-  for (const [resource, baton] of [...used].sort()) {
+  for (const [baton, resource] of [...used].sort()) {
     const file = `templates/${resource}`;
     const source = pkg.files.get(file)!;
     let parsed;
@@ -74,8 +85,10 @@ export function importKudo(pkg: PackageFiles): ImportResult {
     const header = `<%# Imported by baton import kudo from ${file} (KUDO operator ${op.decl.name} ${op.decl.version}). -%>`;
     files.push({ path: `templates/${baton}`, content: translateTemplate({ file, source, parsed, model, helpers, log, header }) });
   }
+  files.push(...generated);
+  const usedResources = new Set(used.values());
   for (const f of pkg.files.keys()) {
-    if (f.startsWith('templates/') && !used.has(f.slice('templates/'.length))) {
+    if (f.startsWith('templates/') && !usedResources.has(f.slice('templates/'.length))) {
       log.untranslated('IMPORT_TEMPLATE_UNUSED', { file: f, line: 0, column: 0 }, 'no translated task names this template (it may belong to a Pipe task); not imported');
     }
   }
