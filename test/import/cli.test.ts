@@ -37,7 +37,7 @@ describe('baton import', () => {
     expect(r.code, r.out + r.err).toBe(0);
     const report = JSON.parse(r.out) as { ok: boolean; written: string; framework: { name: string }; findings: { level: string; code: string; at: { file: string; line: number } }[] };
     expect(report).toMatchObject({ ok: true, written: 'frameworks/quorum/0.1.0', framework: { name: 'quorum' } });
-    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'untranslated', code: 'IMPORT_TASK_PIPE', at: { file: 'operator.yaml', line: 37, column: 5 } }));
+    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'mapped', code: 'IMPORT_TASK_PIPE', at: { file: 'operator.yaml', line: 37, column: 5 } }));
     expect(readdirSync(join(repo, 'frameworks/quorum/0.1.0')).sort()).toEqual(['IMPORT.md', 'framework.yaml', 'params.yaml', 'templates']);
     expect(report.findings).toContainEqual(expect.objectContaining({ level: 'mapped', code: 'IMPORT_TASK_KUDO_OPERATOR', at: { file: 'operator.yaml', line: 45, column: 5 } }));
   }, 60_000);

@@ -1,12 +1,13 @@
 /**
  * KUDO operator.yaml -> Baton framework.yaml: metadata, tasks, plans, phases, steps and strategies.
- * Each task kind has one mapper; a kind Baton cannot express (Pipe, Dummy) is reported as not translated
- * and dropped from the steps that name it, so adding its mapping later is one function.
+ * Each task kind has one mapper; a kind Baton cannot express (Dummy) is reported as not translated
+ * and dropped from the steps that name it, so adding its mapping later is one function. Pipe: ./pipe.ts.
  */
 import type { FrameworkDecl, PlanDecl, TaskDecl } from '../../render/schemas.js';
 import type { FindingLog, SourceLocation } from '../report.js';
 import type { YamlSource } from '../yaml-source.js';
 import { isRecord, scalarText, toDnsLabel, toSemver } from '../util.js';
+import { convertPipeTask } from './pipe.js';
 
 export interface KudoTask {
   name: string;
@@ -25,6 +26,12 @@ export interface TaskContext {
   partial(resource: string, at: SourceLocation): string | undefined;
   /** Adds a generated template (not from the package) and returns its file name under templates/. */
   generatedTemplate(preferredName: string, content: string): string;
+  /** A package template's text (undefined, with an error logged, when there is none). */
+  source(resource: string, at: SourceLocation): string | undefined;
+  /** Adds a Go template made by the importer, to translate like the package's; returns its file name. */
+  generatedGoTemplate(preferredName: string, origin: string, source: string): string;
+  /** `.Pipes.<key>` -> the Pipe task whose output object it names. */
+  pipeKeys: Map<string, string>;
 }
 
 type TaskMapper = (task: KudoTask, cx: TaskContext) => TaskDecl | undefined;
@@ -70,10 +77,24 @@ export const TASK_MAPPERS: Record<string, TaskMapper> = {
     }
     return r ? { name: task.name, kind: 'Toggle', parameter, resources: r } : undefined;
   },
-  // Baton's Pipe task reads a Job's termination message (docs/composition.md); a KUDO pipe pod writes files to a
-  // volume that KUDO copies out, and `.Pipes.<key>` is the generated object's name, not its content. Neither
-  // converts mechanically: the pod must be rewritten as a Job that prints its files as JSON.
-  Pipe: notYet('IMPORT_TASK_PIPE', 'Pipe tasks do not convert mechanically: Baton\'s Pipe task (docs/composition.md) runs a Job whose termination message holds the files as JSON, where a KUDO pipe pod writes files that KUDO copies out of a volume; rewrite the pod as a Job and declare a Baton Pipe task by hand'),
+  Pipe: (task, cx) => {
+    const pod = typeof task.spec.pod === 'string' ? task.spec.pod : undefined;
+    const podSource = pod === undefined ? undefined : cx.source(pod, task.at);
+    if (pod !== undefined && podSource === undefined) return undefined;
+    const jobName = `${task.name}-pipe-job.yaml.ejs`;
+    const converted = convertPipeTask(task, podSource, cx.log, jobName);
+    if (!converted) return undefined;
+    const file = cx.generatedGoTemplate(jobName, `templates/${pod} (as a Job)`, converted.jobSource);
+    for (const p of converted.pipes) {
+      const other = cx.pipeKeys.get(p.key);
+      if (other !== undefined && other !== task.name) {
+        cx.log.error('IMPORT_TASK_PIPE', task.at, `task ${task.name}: pipe key ${p.key} is also a key of task ${other}`);
+        return undefined;
+      }
+      cx.pipeKeys.set(p.key, task.name);
+    }
+    return { ...converted.decl, resources: [file] };
+  },
   KudoOperator: kudoOperatorTask,
   Dummy: notYet('IMPORT_TASK_DUMMY', 'Dummy tasks only exist for testing KUDO itself'),
 };
