@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileTemplate } from '../../src/render/sandbox/compile.js';
 import type { RenderOutput } from '../../src/render/sandbox/renderer.js';
+import { Renderer } from '../../src/render/index.js';
 import { testRenderer } from './helpers.js';
 
 const renderer = testRenderer();
@@ -51,4 +52,24 @@ describe('sandbox memory', () => {
     expect(out.ok ? '' : out.message).toContain(message);
     expect(out.ok ? '' : out.message).toContain('at most 4 MiB');
   });
+});
+
+describe('sandbox start-up', () => {
+  it('GIVEN a sandbox process slow to start (a loaded machine) THEN its first batch is not taken for a stall', async () => {
+    // The stall limit is 2 x 100 ms + 3 s; the process spends 4.5 s starting before it reads its setup.
+    const slow = new Renderer({ timeoutMs: 100, execArgv: ['--import', 'data:text/javascript,Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4500)'] });
+    try {
+      const c = compileTemplate({ name: 'm.yaml.ejs', file: 't/m.yaml.ejs', text: 'v: <%= 1 + 1 %>', id: 'startup' });
+      if (!c.ok) throw new Error(c.problem.message);
+      const [out] = await slow.run({
+        base: { instance: { name: 'a', namespace: 'b' }, framework: { name: 'w', version: '1.0.0', appVersion: '1' }, params: {}, labels: {}, selectorLabels: {} },
+        renders: [{ key: c.compiled.key, file: 't/m.yaml.ejs', plan: { name: 'deploy', phase: 'p', step: 's', args: {} } }],
+        partials: {},
+        defines: [c.compiled],
+      });
+      expect(out).toMatchObject({ ok: true, docs: [{ value: { v: 2 } }] });
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
 });

@@ -51,6 +51,9 @@ export interface SandboxJob {
   defines: CompiledTemplate[];
 }
 
+/** Extra wait for a batch sent before its process is set up: seen under load 20, a restart after a crash took longer than the stall limit. */
+const STARTUP_ALLOWANCE_MS = 20_000;
+
 export type FailureKind = 'runtime' | 'undefined' | 'value' | 'output' | 'yaml' | 'alias' | 'timeout' | 'memory' | 'internal';
 
 export type RenderOutput =
@@ -99,6 +102,8 @@ interface Live {
   /** Set when the host killed the sandbox because a batch outlived the watchdog. */
   stalled: boolean;
   watchdog: NodeJS.Timeout | undefined;
+  /** Whether the process said it is set up: until then its start-up (node, js-yaml, the prelude) is part of the wait. */
+  started: boolean;
 }
 
 /** In flight at once: 2 normally; 1 while retrying, so a failure is attributed to exactly one batch. */
@@ -203,7 +208,7 @@ export class Renderer {
       stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    const live: Live = { child, ids: new Map(), tables: new WeakMap(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined };
+    const live: Live = { child, ids: new Map(), tables: new WeakMap(), inflight: new Map(), stderr: '', stalled: false, watchdog: undefined, started: false };
     // The setup data goes through stdin, read synchronously by the sandbox before anything else.
     child.stdin?.end(JSON.stringify({ prelude: PRELUDE, jsYamlPath: JS_YAML_PATH, yamlSource: sandboxYamlSource() }));
     child.stderr?.setEncoding('utf8');
@@ -226,6 +231,11 @@ export class Renderer {
     child.stdout?.on('data', (chunk: Buffer) => frames.push(chunk));
     (child.stdout as { unref?(): void } | null)?.unref?.();
     child.on('error', () => undefined);
+    child.on('message', (m: unknown) => {
+      if (m !== 'ready' || live.started) return;
+      live.started = true;
+      this.arm(live);
+    });
     // 'close', not 'exit': it comes after stdout and stderr are read to their end, so a reply written before
     // the sandbox died is not lost and V8's "out of memory" message on stderr is complete.
     child.on('close', () => {
@@ -240,7 +250,7 @@ export class Renderer {
         const [kind, message]: [FailureKind, string] = oom
           ? ['memory', `template exceeded the sandbox memory limit (${this.memoryMb} MiB heap, or an object beyond V8's size limits)`]
           : live.stalled
-            ? ['timeout', `the sandbox stopped answering ${this.stallMs()} ms after the batch started: a long native operation or a heap thrashing near its ${this.memoryMb} MiB limit`]
+            ? ['timeout', `the sandbox stopped answering ${this.stallLimit(live)} ms after the batch started: a long native operation or a heap thrashing near its ${this.memoryMb} MiB limit`]
             : ['internal', 'the sandbox process stopped'];
         this.onFailure(lost[0]!.batch, kind, message);
       } else {
@@ -253,7 +263,11 @@ export class Renderer {
     return live;
   }
 
-  /** Twice the time limit plus 3 s: the vm timeout has stopped any JavaScript long before. */
+  /** Twice the time limit plus 3 s (plus STARTUP_ALLOWANCE_MS for a new process): the vm timeout has stopped any JavaScript long before. */
+  private stallLimit(live: Live): number {
+    return this.stallMs() + (live.started ? 0 : STARTUP_ALLOWANCE_MS);
+  }
+
   private stallMs(): number {
     return this.timeoutMs * 2 + 3000;
   }
@@ -275,10 +289,14 @@ export class Renderer {
   private arm(live: Live): void {
     clearTimeout(live.watchdog);
     if (live.inflight.size === 0) return;
-    live.watchdog = setTimeout(() => {
-      live.stalled = true;
-      live.child.kill('SIGKILL');
-    }, this.stallMs());
+    live.watchdog = setTimeout(
+      () => {
+        live.stalled = true;
+        live.child.kill('SIGKILL');
+      },
+      // A fresh process first starts node and loads its setup: on a loaded machine that alone took several seconds.
+      this.stallLimit(live),
+    );
     live.watchdog.unref();
   }
 

@@ -146,4 +146,6 @@ parentPort.on('message', (msg) => {
   }
   parentPort.postMessage(Array.isArray(reply) ? reply : [[JSON.stringify(reply)]]);
 });
+// Set up: the host starts the stall watchdog of a batch from here, not from the spawn.
+process.send('ready');
 `;
