@@ -22,7 +22,7 @@ import { authFromEnv } from '../../sync/repo-access.js';
 import { commitRequest, type RequestInput } from '../../sync/request-commit.js';
 import { parseStatus, statusPath } from '../../sync/status-file.js';
 import type { CliIO } from '../io.js';
-import { runReconcile, withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
+import { runReconcile, suspendedText, withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
 import { instanceFileOf } from './plan-check.js';
 
 interface ControlFlags extends ClusterFlags {
@@ -144,7 +144,9 @@ async function directly(io: CliIO, spec: Spec, instance: { namespace: string; na
   const who = author();
   const by = who ? `${who.name} <${who.email}>` : `${userInfo().username} (direct)`;
   const id = `d-${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
+  let suspended: string | undefined;
   const code = await withInstance(io, file, flags, {}, async (source, client) => {
+    if (source.instance.decl.suspend === true) suspended = suspendedText(file, source);
     const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_l, message) => io.stderr(`warning: ${message}\n`) }) : undefined;
     const record = events?.listener(() => source.sensitiveValues);
     const result = await carryOutRequests({
@@ -167,6 +169,10 @@ async function directly(io: CliIO, spec: Spec, instance: { namespace: string; na
     return 0;
   });
   if (code !== 0 || !spec.runsPlan) return code;
+  if (suspended !== undefined) {
+    io.stdout(`the plan goes on once the instance is no longer suspended (${suspended})\n`);
+    return 0;
+  }
   // The plan goes on here, as `baton apply` would run it.
   return runReconcile(io, file, flags, {});
 }
