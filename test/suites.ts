@@ -7,6 +7,8 @@
  */
 export const E2E_ONLY_FILES: readonly string[] = [
   'test/control/agent-control.test.ts',
+  'test/control/canary.test.ts',
+  'test/recovery/agent-plans.test.ts',
   'test/cluster/server/kubectl.test.ts',
   'test/cluster/controllers/kubectl.e2e.test.ts',
   'test/recovery/cli.test.ts',

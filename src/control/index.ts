@@ -3,7 +3,7 @@
  * force-complete and continue (canary strategies), through a request file in Git or directly against
  * a cluster. The one entry point for callers.
  */
-export { carryOutRequests, pendingRequests, type CarryOutInput, type CarryOutResult } from './carry-out.js';
+export { carryOutRequests, pendingRequests, refuseBeside, type CarryOutInput, type CarryOutResult, type RefuseBesideResult } from './carry-out.js';
 export { conflictsOf } from './conflicts.js';
 export { canaryWaits, continueCommand, holdText, stampText, stateText, waitPoint } from './describe.js';
 export { HANDLERS, PLAN_ACTIONS } from './handlers.js';

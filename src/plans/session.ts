@@ -10,6 +10,10 @@ import type { Clock } from './clock.js';
 import type { EventListener } from './events.js';
 import { classifyWith, type EngineHooks } from './hooks.js';
 import type { PlanRun, RunState } from './state.js';
+import { differOnlyInRequests, withRequestsOf } from './request-merge.js';
+
+/** Writes of request records beside one checkpoint write that it goes on top of (each is one refusal batch). */
+const MERGE_ATTEMPTS = 10;
 
 /** Hides sensitive values in a message (identity when the instance has none). */
 export type TextMask = (text: string) => string;
@@ -49,10 +53,10 @@ export class CheckpointSession {
   /** Applies `change` to the latest checkpoint and saves it; resolves once saved. */
   update(change: (cp: Checkpoint) => Checkpoint): Promise<void> {
     const next = this.chain.then(async () => {
-      const updated = maskCheckpoint(change(this.current), this.mask);
-      this.version = await this.save(updated);
-      this.current = updated;
-      this.emit({ type: 'checkpoint', instance: updated.instance, checkpoint: updated });
+      const saved = await this.save(maskCheckpoint(change(this.current), this.mask));
+      this.version = saved.version;
+      this.current = saved.checkpoint;
+      this.emit({ type: 'checkpoint', instance: saved.checkpoint.instance, checkpoint: saved.checkpoint });
     });
     // A failed save fails this update; later updates still run against the last saved state.
     this.chain = next.catch(() => undefined);
@@ -64,16 +68,28 @@ export class CheckpointSession {
     await this.store.remove(this.current.instance);
   }
 
-  private async save(checkpoint: Checkpoint): Promise<string> {
+  private async save(first: Checkpoint): Promise<{ checkpoint: Checkpoint; version: string }> {
+    let checkpoint = first;
+    let version = this.version;
+    let merges = 0;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.store.save(checkpoint, this.version);
+        return { checkpoint, version: await this.store.save(checkpoint, version) };
       } catch (err) {
-        // An earlier attempt may have been written although its answer was lost (a 503 from a proxy
-        // after the write, a reset connection): the version then moved on to exactly this content.
-        if (attempt > 0 && err instanceof CheckpointConflictError) {
+        if (err instanceof CheckpointConflictError) {
           const stored = await this.store.load(checkpoint.instance);
-          if (stored !== undefined && JSON.stringify(stored.checkpoint) === JSON.stringify(checkpoint)) return stored.version;
+          // An earlier attempt may have been written although its answer was lost (a 503 from a proxy
+          // after the write, a reset connection): the version then moved on to exactly this content.
+          if (attempt > 0 && stored !== undefined && JSON.stringify(stored.checkpoint) === JSON.stringify(checkpoint)) return { checkpoint, version: stored.version };
+          // The agent recorded operator requests beside the running plan (src/sync/request-lane.ts):
+          // nothing else changed, so this write goes on top of those records. Bounded, like any retry.
+          if (stored !== undefined && merges < MERGE_ATTEMPTS && differOnlyInRequests(stored.checkpoint, this.current)) {
+            merges++;
+            checkpoint = withRequestsOf(checkpoint, stored.checkpoint);
+            version = stored.version;
+            attempt--;
+            continue;
+          }
         }
         const delay = this.retryDelay(err, attempt);
         if (delay === undefined) throw err;

@@ -11,6 +11,7 @@ import type { Checkpoint, InstanceKey } from '../plans/checkpoint.js';
 import type { DecommissionDecl, RecoveryDecl } from '../render/index.js';
 import { removedReplicas, type RemovedReplica } from './decommission.js';
 import { PodReader } from './pods.js';
+import { recoveryActions } from './plan-runs.js';
 import { decideRecovery, recoveryPolicyOf, type HeldPod, type RecoveryAction, type PodVerdict } from './rules.js';
 
 /** A pod action asked for in the instance's request file. */
@@ -61,7 +62,7 @@ export async function nextCare(input: CareInput): Promise<CarePlan> {
   if (input.recovery === undefined) return { held: [] };
   const policy = recoveryPolicyOf(input.recovery);
   const pods = await new PodReader(input.client, input.instance).list();
-  const decision = decideRecovery(policy, pods, input.checkpoint.pods?.recent ?? [], input.now);
+  const decision = decideRecovery(policy, pods, recoveryActions(input.checkpoint, policy.plan), input.now);
   if (decision.kind === 'none') return { held: decision.held };
   return { work: { kind: 'recover', action: decision.action, pods: decision.pods, reason: decision.reason, ...(decision.action === 'plan' ? { plan: policy.plan } : {}) }, held: decision.held };
 }

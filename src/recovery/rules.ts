@@ -88,6 +88,11 @@ export function decideRecovery(policy: RecoveryPolicy, pods: readonly InstancePo
     }
     const last = recent.find((e) => e.pod === p.name);
     const since = episodeStart(bad.since, last, policy);
+    // The recovery plan already ran for this episode: what else to do is the plan's or a person's call.
+    if (last?.action === 'plan' && last.notReadySince === since) {
+      held.push({ pod: p.name, why: `the ${policy.plan} plan ran for it at ${last.at} (run ${last.runId}); it is not run again until the pod was ready again` });
+      continue;
+    }
     const forMs = now - Date.parse(since);
     const action = actionFor(policy, forMs, last, since);
     if (action === undefined) continue;

@@ -34,6 +34,7 @@ import type { DriftKeeper } from '../drift/index.js';
 import { DriftLoop } from './drift-loop.js';
 import { RecoveryLoop } from './recovery-loop.js';
 import { contentKeyOf, repositorySyncAt, retryDue } from './retry-due.js';
+import { decideBeside, onlyRequestChanged, RequestLane } from './request-lane.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 
 export interface AgentLog {
@@ -146,7 +147,7 @@ export class Agent {
   private readonly sources: SourceCommits;
   private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
-  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined }>();
+  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
   private lastCommit: string | undefined;
@@ -528,6 +529,8 @@ export class Agent {
     if (!sameFingerprint(previous?.observed, d.fingerprint) || UNFINISHED.has(previous?.state ?? '') || staleRefusal) {
       // Already being worked on for this very desired state (the loop does not wait for plans).
       if (this.workers.has(key) && sameFingerprint(this.workers.get(key)?.fingerprint, d.fingerprint)) return undefined;
+      const beside = this.besideRunningPlan(key, d, commit, tree, previous, schedules);
+      if (beside !== undefined) return beside;
       return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules });
     }
     // Suspended: nothing runs (no retry, no schedule) until the instance file says otherwise.
@@ -542,6 +545,34 @@ export class Agent {
     if (due === undefined) return undefined;
     this.slotsStarted.add(`${key}@${due.slot}`);
     return this.schedule(d.key, commit, tree, d, `schedule ${due.schedule.plan} (${due.schedule.cron}) due ${due.slot}`, { schedules, due });
+  }
+
+  /**
+   * Only the request file changed while the instance's plan runs: its requests are decided beside the
+   * plan (request-lane.ts), which goes on undisturbed, unless one is a new trigger or acts on the plan;
+   * then the plan makes way after its running step, as for any new desired state.
+   */
+  private besideRunningPlan(key: string, d: DesiredInstance, commit: string, tree: CommitTree, previous: InstanceStatus | undefined, schedules: ScheduleStatus[]): Promise<InstanceReport> | undefined {
+    const worker = this.workers.get(key);
+    const lane = worker?.lane;
+    if (worker === undefined || lane === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
+    // Being decided: the next pass does not decide it again.
+    worker.fingerprint = d.fingerprint;
+    const reason = changeReason(previous?.observed, d.fingerprint);
+    return (async (): Promise<InstanceReport> => {
+      try {
+        const verdict = await decideBeside({ store: this.options.checkpoints, tree, desired: d, commit, now: this.now().toISOString() });
+        if (verdict.kind === 'beside') {
+          lane.deliver(verdict.records, d.fingerprint);
+          this.log('info', `${key}: requests decided beside the running plan, which goes on`, { instance: key, commit });
+          return { instance: key, reason, outcome: { kind: 'nothing', message: 'requests refused beside the running plan; it goes on' } };
+        }
+        this.log('info', `${key}: ${verdict.why}: the running plan makes way after its running step`, { instance: key, commit });
+      } catch (err) {
+        this.log('warn', `${key}: requests could not be decided beside the running plan: ${errorMessage(err)}`, { instance: key });
+      }
+      return this.schedule(d.key, commit, tree, d, reason, { schedules });
+    })();
   }
 
   /**
@@ -605,6 +636,7 @@ export class Agent {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
+    const lane = new RequestLane();
     return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
@@ -620,7 +652,7 @@ export class Agent {
       try {
         const result = await runInstance(
           this.runDeps(),
-          { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal, ...(extra.retryNow ? { retryNow: true } : {}), ...(this.repositorySync?.sync ? { repositorySync: this.repositorySync.sync } : {}) },
+          { key, commit, tree, ...(desired ? { desired } : {}), ...(previous ? { previous } : {}), ...(scheduled ? { scheduled } : {}), schedules, signal, ...(extra.retryNow ? { retryNow: true } : {}), ...(this.repositorySync?.sync ? { repositorySync: this.repositorySync.sync } : {}), lane },
         );
         if (result.outcome.kind === 'error') retrySlotLater();
         else this.scheduleRetryAt.delete(id);
@@ -630,8 +662,10 @@ export class Agent {
       } catch (err) {
         retrySlotLater();
         throw err;
+      } finally {
+        lane.close();
       }
-    });
+    }, lane);
   }
 
   /** A plan run at the last scanned commit, as for a change (the drift loop asks when an instance's checkpoint is gone). */
@@ -652,7 +686,7 @@ export class Agent {
    * Runs `body` as the instance's one worker: after the instance's running work (which `supersede`
    * aborts first), within the concurrency limit; records the outcome and status it returns.
    */
-  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>): Promise<InstanceReport> {
+  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>, lane?: RequestLane): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
@@ -687,7 +721,7 @@ export class Agent {
       });
     })();
     const done = report.then(() => undefined, () => undefined);
-    this.workers.set(id, { abort, done, fingerprint });
+    this.workers.set(id, { abort, done, fingerprint, ...(lane ? { lane } : {}) });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
   }

@@ -25,6 +25,8 @@ import { holdText } from '../control/describe.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
 import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
+import type { RequestLane } from './request-lane.js';
+import { withRequestsOf } from '../plans/request-merge.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -76,6 +78,8 @@ export interface InstanceRunInput {
   retryNow?: boolean;
   /** baton.yaml's `sync:` at the commit (retry backoff, with the instance file's own). */
   repositorySync?: SyncSettingsDecl;
+  /** Requests decided beside this run while it goes on (request-lane.ts): recorded by its reporter. */
+  lane?: RequestLane;
 }
 
 /**
@@ -121,7 +125,9 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   /** While dependencies are not ready the desired state is not recorded as seen: the next poll looks again. */
   let waiting = false;
   const full = input.desired?.fingerprint ?? input.previous?.observed ?? { instance: '' };
-  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => (waiting ? heldFingerprint(input) : observedFingerprint(full, requestId, planStarted, reporter.checkpoint)));
+  const seen = (): Fingerprint => input.lane?.observed ?? observedFingerprint(full, requestId, planStarted, reporter.checkpoint);
+  const reporter: StatusReporter = reporterFor(deps, input, stored?.checkpoint, () => (waiting ? heldFingerprint(input) : seen()));
+  attachLane(input.lane, reporter);
 
   let source: InstanceSource;
   let requests: OperatorRequest[];
@@ -175,6 +181,14 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/** Requests refused beside this run (request-lane.ts) are recorded at once, with the run's own state (its writes merge them). */
+function attachLane(lane: RequestLane | undefined, reporter: StatusReporter): void {
+  lane?.attach((records) => {
+    reporter.checkpoint = reporter.checkpoint === undefined ? records : withRequestsOf(reporter.checkpoint, records);
+    reporter.recordTransitions();
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
 import { loadFramework } from '../render/repository.js';
-import { nextCare, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
+import { nextCare, recoveryRequestId, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
 import type { AgentLog, InstanceReport } from './agent.js';
 import { driftReporter, OneCommitEach, recordRunTransitions, repairListener } from './drift-report.js';
 import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
@@ -120,7 +120,7 @@ export class RecoveryLoop {
     if (work.kind === 'recover' && work.action === 'plan' && work.plan !== undefined) {
       const pod = work.pods[0];
       if (pod === undefined) return undefined;
-      return this.host.runPlan(d, { id: `recovery-${pod.pod}-${Date.parse(pod.since)}`, plan: work.plan, args: { POD: pod.pod } }, work.reason);
+      return this.host.runPlan(d, { id: recoveryRequestId(pod.pod, pod.since), plan: work.plan, args: { POD: pod.pod } }, work.reason);
     }
     if (work.kind === 'decommission' && work.plan !== undefined) {
       const pending = work.removed.find((r) => !checkpoint.handledRequests.includes(decommissionId(r.pod, r.claims[0]?.uid ?? '')));

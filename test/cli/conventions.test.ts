@@ -88,7 +88,18 @@ const TABLE: [string, string[], 0 | 1 | 2, string][] = [
   ['plan continue', ['plan', 'continue', 'demo'], 2, 'expected <namespace>/<instance>'],
   ['plan force-complete', ['plan', 'force-complete', 'apps/demo', '--phase', 'p', '--step', 's', '--reason', 'r', '--kubeconfig', deadKubeconfig], 1, 'no such file'],
   ['plan force-complete', ['plan', 'force-complete', 'demo', '--phase', 'p', '--step', 's', '--reason', 'r'], 2, 'expected <namespace>/<instance>'],
+  ['plan pause', ['plan', 'pause', 'apps/demo', '--git', notGit], 1, notGit],
+  ['plan pause', ['plan', 'pause', 'apps/demo', '--git', notGit, '--direct'], 2, 'pass one or the other'],
+  ['plan resume', ['plan', 'resume', 'apps/demo', '--git', notGit], 1, notGit],
+  ['plan stop', ['plan', 'stop', 'apps/demo', '--git', notGit], 1, notGit],
+  ['plan retry', ['plan', 'retry', 'apps/demo', '--git', notGit, '--kubeconfig', deadKubeconfig], 2, 'pass one or the other'],
+  ['plan restart', ['plan', 'restart', 'apps/demo', '--git', notGit], 1, notGit],
+  ['plan continue', ['plan', 'continue', 'apps/demo', '--git', notGit], 1, notGit],
+  ['plan force-complete', ['plan', 'force-complete', 'apps/demo', '--phase', 'p', '--step', 's', '--reason', 'r', '--git', notGit], 1, notGit],
+  ['plan force-complete', ['plan', 'force-complete', 'apps/demo', '--phase', 'p', '--step', 's'], 2, 'needs --reason'],
   ['pod restart', ['pod', 'restart', 'apps/demo', 'demo-0', '--git', notGit], 1, notGit],
+  ['pod restart', ['pod', 'restart', 'apps/demo', 'demo-0', '--git', notGit, '--kubeconfig', deadKubeconfig], 2, 'pass one or the other'],
+  ['pod replace', ['pod', 'replace', 'apps/demo', 'demo-0', '--git', notGit], 1, notGit],
   ['pod restart', ['pod', 'restart', 'demo', 'demo-0'], 2, 'expected <namespace>/<name>'],
   ['pod replace', ['pod', 'replace', 'apps/demo', 'demo-0', '--kubeconfig', deadKubeconfig], 1, 'baton cluster start'],
   ['pod replace', ['pod', 'replace', 'apps/demo', 'demo-0', '--timeout', 'soon'], 2, 'expected a duration'],
@@ -165,6 +176,19 @@ describe('deprecated spellings still work, with a warning', () => {
     const result = await baton(['history', '--repo', notGit]);
     expect(result.err).toContain('warning: --repo is deprecated for `baton history`: use --git');
     expect(result.err).toContain(`${notGit} is not a Git repository`);
+    expect(result.code).toBe(1);
+  });
+
+  it('plan pause --repo <url|path> (Git mode) is --git', async () => {
+    const result = await baton(['plan', 'pause', 'apps/demo', '--repo', notGit]);
+    expect(result.err).toContain('warning: --repo for the Git repository is deprecated for `baton plan pause`: use --git');
+    expect(result.err).toContain(notGit);
+    expect(result.code).toBe(1);
+  });
+
+  it('pod restart --repo <url|path> is --git', async () => {
+    const result = await baton(['pod', 'restart', 'apps/demo', 'demo-0', '--repo', notGit]);
+    expect(result.err).toContain('warning: --repo is deprecated for `baton pod restart`: use --git');
     expect(result.code).toBe(1);
   });
 

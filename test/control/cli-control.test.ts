@@ -24,7 +24,7 @@ describe('baton plan control commands', () => {
     await main(['node', 'baton', ...args], io);
     return io;
   };
-  const agentOnce = (): Promise<CliIO & { out: string; err: string }> => run('agent', '--repo', world.origin, '--once', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'agent-data'));
+  const agentOnce = (): Promise<CliIO & { out: string; err: string }> => run('agent', '--git', world.origin, '--once', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'agent-data'));
   const head = (): string => world.user.git('ls-remote', world.origin, 'refs/heads/main').split('\t')[0] ?? '';
 
   beforeAll(async () => {
@@ -52,7 +52,7 @@ describe('baton plan control commands', () => {
     [['plan', 'force-complete', 'team/app', '--plan', 'deploy', '--phase', 'main', '--step', 'main', '--reason', 'x'], 'is already COMPLETE', 1],
   ])('GitOps: %j is refused before anything is committed', async (args, message, code) => {
     const before = head();
-    const io = await run(...args, '--repo', world.origin);
+    const io = await run(...args, '--git', world.origin);
     expect(io.err).toContain(message);
     expect(io.exitCode).toBe(code);
     expect(head()).toBe(before);
@@ -62,7 +62,7 @@ describe('baton plan control commands', () => {
     process.env.BATON_AUTHOR_NAME = 'Grace';
     process.env.BATON_AUTHOR_EMAIL = 'grace@example.com';
     try {
-      const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'refresh config', '--repo', world.origin);
+      const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'refresh config', '--git', world.origin);
       expect(io.err).toBe('');
       expect(io.exitCode).toBe(0);
       expect(io.out).toMatch(/requested restart for team\/app \(id r-\d+-[0-9a-f]+\) in commit [0-9a-f]{12}, pushed/);
@@ -71,7 +71,7 @@ describe('baton plan control commands', () => {
       delete process.env.BATON_AUTHOR_EMAIL;
     }
     expect((await agentOnce()).out).toContain('team/app: deploy COMPLETE');
-    const hist = await run('history', 'team/app', '--repo', world.origin, '-o', 'json');
+    const hist = await run('history', 'team/app', '--git', world.origin, '-o', 'json');
     const entries = JSON.parse(hist.out) as { event?: string; plan?: string }[];
     expect(entries.filter((e) => e.event === 'plan-restarted')).toHaveLength(1);
     const status = await run('plan', 'status', 'team/app', '--git', world.origin);

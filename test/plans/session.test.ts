@@ -71,4 +71,24 @@ describe('checkpoint writes of a session', () => {
     await expect((await session(store, abort.signal)).update(touch)).rejects.toThrow('try later');
     expect(store.saves).toBe(1);
   });
+
+  it('GIVEN request records written beside the session (a refusal while the plan runs) WHEN the session writes THEN its write goes on top of them', async () => {
+    const store = new FlakyStore([]);
+    const s = await session(store);
+    const stored = await store.load(instance);
+    const refusal = { id: 'x-1', action: 'resume', via: 'git', at: 't', result: 'refused', event: 'request-refused', code: 'PLAN_NOT_PAUSED', message: 'not paused' } as const;
+    await store.save({ ...stored!.checkpoint, handledRequests: ['x-1'], requestLog: [refusal] }, stored!.version);
+    await s.update((cp) => ({ ...cp, framework: 'web2' }));
+    const after = (await store.load(instance))?.checkpoint;
+    expect(after).toMatchObject({ framework: 'web2', handledRequests: ['x-1'], requestLog: [refusal] });
+    expect(s.checkpoint.requestLog).toEqual([refusal]);
+  });
+
+  it('GIVEN another process changed more than request records WHEN the session writes THEN it conflicts (one writer advances a run)', async () => {
+    const store = new FlakyStore([]);
+    const s = await session(store);
+    const stored = await store.load(instance);
+    await store.save({ ...stored!.checkpoint, framework: 'other' }, stored!.version);
+    await expect(s.update(touch)).rejects.toThrow(/changed by another process/);
+  });
 });

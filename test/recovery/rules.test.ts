@@ -1,8 +1,8 @@
 /** Recovery rules, pure: timeouts, episodes across restarts, limits, and what is never acted on. */
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.js';
-import type { PodActionEntry } from '../../src/plans/checkpoint.js';
-import { decideRecovery, recoveryPolicyOf, type InstancePod, type NotReadyReason } from '../../src/recovery/index.js';
+import { emptyCheckpoint, type Checkpoint, type PodActionEntry } from '../../src/plans/checkpoint.js';
+import { decideRecovery, recoveryActions, recoveryPolicyOf, recoveryRequestId, type InstancePod, type NotReadyReason } from '../../src/recovery/index.js';
 
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
@@ -67,5 +67,33 @@ describe('recovery rules', () => {
     expect(p).toMatchObject({ plan: 'recovery', permanentMs: 60_000 });
     expect(p.transientMs).toBeUndefined();
     expect(decideRecovery(p, [pod('zk-1', 0, 'node-not-ready')], [], T0 + 61_000)).toMatchObject({ kind: 'act', action: 'plan', pods: [{ pod: 'zk-1' }] });
+  });
+
+  describe('permanent: plan', () => {
+    const planPolicy = recoveryPolicyOf({ permanentTimeout: '10m', permanent: 'plan', limits: { podInterval: '1m', maxActionsPerHour: 1, maxPods: 1 } });
+    const cpWith = (runs: Array<{ pod: string; since: number; started: number }>): Checkpoint => ({
+      ...emptyCheckpoint({ namespace: 'zk', name: 'zk' }, 'zookeeper'),
+      history: runs.map((r, i) => ({
+        id: `run-${i}`, plan: 'recovery', reason: `requested (${recoveryRequestId(r.pod, at(r.since))})`, args: { POD: r.pod }, frameworkVersion: '1.0.0', strategy: 'serial',
+        state: { status: 'COMPLETE', startedAt: at(r.started), finishedAt: at(r.started + 1), message: 'plan complete' }, phases: [],
+      })),
+    });
+
+    it('GIVEN a recovery plan run within the hour THEN it counts against maxActionsPerHour: another broken pod is held', () => {
+      const recent = recoveryActions(cpWith([{ pod: 'zk-1', since: 0, started: 600 }]), 'recovery');
+      expect(recent).toEqual([{ pod: 'zk-1', action: 'plan', at: at(600), runId: 'run-0', by: 'recovery', notReadySince: at(0) }]);
+      const d = decideRecovery(planPolicy, [pod('zk-2', 100)], recent, T0 + 1200_000);
+      expect(d).toEqual({ kind: 'none', held: [{ pod: 'zk-2', why: 'limits.maxActionsPerHour (1) reached' }] });
+      // An hour later the limit no longer holds it.
+      expect(decideRecovery(planPolicy, [pod('zk-2', 100)], recent, T0 + 4300_000)).toMatchObject({ kind: 'act', action: 'plan', pods: [{ pod: 'zk-2' }] });
+    });
+
+    it('GIVEN the recovery plan ran for a pod still not ready in the same episode THEN it is held (not picked again ahead of other pods)', () => {
+      const loose = recoveryPolicyOf({ permanentTimeout: '10m', permanent: 'plan', limits: { podInterval: '1m', maxActionsPerHour: 10, maxPods: 1 } });
+      const recent = recoveryActions(cpWith([{ pod: 'zk-1', since: 0, started: 600 }]), 'recovery');
+      const d = decideRecovery(loose, [pod('zk-1', 0), pod('zk-2', 500)], recent, T0 + 1200_000);
+      expect(d).toMatchObject({ kind: 'act', action: 'plan', pods: [{ pod: 'zk-2' }] });
+      expect(d.held).toEqual([{ pod: 'zk-1', why: `the recovery plan ran for it at ${at(600)} (run run-0); it is not run again until the pod was ready again` }]);
+    });
   });
 });

@@ -61,6 +61,8 @@ export function withClusterFlags(cmd: Command): Command {
 
 export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags, extras: DesiredExtras): Promise<number> {
   return withInstance(io, file, flags, extras, async (source, client) => {
+    // Suspended (docs/operations.md): nothing is applied, by the agent or here. Deleting still proceeds.
+    if (extras.removed !== true && source.instance.decl.suspend === true) return fail(io, suspendedText(file, source));
     const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
@@ -108,6 +110,12 @@ export async function withInstance(
     client?.close();
     await renderer.close();
   }
+}
+
+/** Why nothing is applied to a suspended instance, and how to go on. */
+export function suspendedText(file: string, source: InstanceSource): string {
+  const { namespace, name } = source.instance;
+  return `${file}: suspend: true: ${namespace}/${name} is suspended, nothing is applied (remove suspend: true, or set it to false, to apply)`;
 }
 
 function repoRootOf(path: string): string | undefined {

@@ -5,8 +5,9 @@
  *   carries it out and records it. The command checks it first against the framework and, when the
  *   agent's status file is on the branch, against the plan's state there: a request that cannot be
  *   carried out is refused (exit 1) and nothing is committed.
- * - Direct (--kubeconfig or --context): the request is carried out on the checkpoint in the cluster at
- *   once, and a plan it lets go on runs here, like `baton apply`.
+ * - Direct (--direct, --kubeconfig or --context): the request is carried out on the checkpoint in the
+ *   cluster at once, and a plan it lets go on runs here, like `baton apply` (--repo <dir>: the
+ *   repository folder holding the instance file). The flags are read as for `baton pod` (request-mode.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
@@ -22,10 +23,13 @@ import { authFromEnv } from '../../sync/repo-access.js';
 import { commitRequest, type RequestInput } from '../../sync/request-commit.js';
 import { parseStatus, statusPath } from '../../sync/status-file.js';
 import type { CliIO } from '../io.js';
-import { runReconcile, withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
+import { runReconcile, suspendedText, withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
 import { instanceFileOf } from './plan-check.js';
+import { requestMode } from '../request-mode.js';
 
 interface ControlFlags extends ClusterFlags {
+  direct?: boolean;
+  git: string;
   plan?: string;
   phase?: string;
   step?: string;
@@ -59,16 +63,18 @@ export function registerPlanControl(plan: Command, io: CliIO): void {
       .description(`${spec.description}. Commits a request for the agent; with --kubeconfig/--context acts on the cluster directly`)
       .argument('<instance>', 'namespace/instance')
       .option('--plan <name>', 'the plan (default: the running plan, or the last one)')
-      .option('--branch <name>', 'branch the agent watches (Git mode)', 'main');
+      .option('--git <url|path>', 'Git repository: a working clone commits locally (you push); a URL or bare repository is pushed', '.')
+      .option('--branch <name>', 'branch the agent watches (Git mode)', 'main')
+      .option('--direct', 'act on the cluster now (default kubeconfig) instead of committing a request for the agent');
     if (spec.target !== undefined) cmd = cmd.option('--phase <name>', `phase${spec.target === 'required' ? ' (required)' : ''}`).option('--step <name>', `step within --phase${spec.target === 'required' ? ' (required)' : ''}`);
     cmd = cmd.option('--reason <text>', `why${spec.reasonRequired ? ' (required)' : ''}: recorded in status, history and Events`);
-    cmd.action(async (target: string, flags: ControlFlags) => {
-      io.exitCode = await runControl(io, spec, target, flags);
+    cmd.action(async (target: string, flags: ControlFlags, self: Command) => {
+      io.exitCode = await runControl(io, spec, target, flags, requestMode(self, io, flags));
     });
   }
 }
 
-async function runControl(io: CliIO, spec: Spec, target: string, flags: ControlFlags): Promise<number> {
+async function runControl(io: CliIO, spec: Spec, target: string, flags: ControlFlags, how: ReturnType<typeof requestMode>): Promise<number> {
   const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(target);
   if (!m?.[1] || !m[2]) return usage(io, `${target}: expected <namespace>/<instance>`);
   if (spec.target === 'required' && (flags.phase === undefined || flags.step === undefined)) return usage(io, `${spec.action} needs --phase and --step`);
@@ -80,8 +86,7 @@ async function runControl(io: CliIO, spec: Spec, target: string, flags: ControlF
     ...(flags.plan ? { plan: flags.plan } : {}), ...(flags.phase ? { phase: flags.phase } : {}), ...(flags.step ? { step: flags.step } : {}), ...(flags.reason ? { reason: flags.reason } : {}),
   };
   try {
-    const direct = flags.kubeconfig !== undefined || flags.context !== undefined;
-    return direct ? await directly(io, spec, instance, request, flags) : await throughGit(io, instance, request, flags);
+    return how.mode === 'direct' ? await directly(io, spec, instance, request, flags) : await throughGit(io, instance, request, { ...flags, git: how.git });
   } catch (err) {
     io.stderr(`error: ${errorMessage(err)}\n`);
     return 1;
@@ -100,7 +105,7 @@ function author(): { name: string; email: string } | undefined {
 
 async function throughGit(io: CliIO, instance: { namespace: string; name: string }, request: RequestInput, flags: ControlFlags): Promise<number> {
   const who = author();
-  const result = await commitRequest({ repo: flags.repo ?? '.', branch: flags.branch, cwd: io.cwd, auth: authFromEnv() }, {
+  const result = await commitRequest({ repo: flags.git, branch: flags.branch, cwd: io.cwd, auth: authFromEnv() }, {
     instance, request, ...(who ? { author: who } : {}),
     check: (tree, r) => checkAgainstRepository(tree, instance, { ...r, via: 'git' }),
   });
@@ -144,7 +149,9 @@ async function directly(io: CliIO, spec: Spec, instance: { namespace: string; na
   const who = author();
   const by = who ? `${who.name} <${who.email}>` : `${userInfo().username} (direct)`;
   const id = `d-${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
+  let suspended: string | undefined;
   const code = await withInstance(io, file, flags, {}, async (source, client) => {
+    if (source.instance.decl.suspend === true) suspended = suspendedText(file, source);
     const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_l, message) => io.stderr(`warning: ${message}\n`) }) : undefined;
     const record = events?.listener(() => source.sensitiveValues);
     const result = await carryOutRequests({
@@ -167,6 +174,10 @@ async function directly(io: CliIO, spec: Spec, instance: { namespace: string; na
     return 0;
   });
   if (code !== 0 || !spec.runsPlan) return code;
+  if (suspended !== undefined) {
+    io.stdout(`the plan goes on once the instance is no longer suspended (${suspended})\n`);
+    return 0;
+  }
   // The plan goes on here, as `baton apply` would run it.
   return runReconcile(io, file, flags, {});
 }

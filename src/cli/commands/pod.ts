@@ -19,6 +19,7 @@ import { commitRequest } from '../../sync/request-commit.js';
 import { authFromEnv } from '../../sync/repo-access.js';
 import type { CliIO } from '../io.js';
 import { deprecatedAlias } from '../conventions.js';
+import { requestMode } from '../request-mode.js';
 
 interface PodFlags {
   reason?: string;
@@ -50,7 +51,7 @@ export function registerPod(program: Command, io: CliIO): void {
       .option('--timeout <duration>', 'with --direct: how long to wait for the pod to be Ready again', '10m')
       .option('--git <url|path>', 'Git repository: a working clone commits locally (you push); a URL or bare repository is pushed', '.')
       .option('--branch <name>', 'branch the agent watches', 'main')
-      .action(async (instance: string, podName: string, flags: PodFlags) => {
+      .action(async (instance: string, podName: string, flags: PodFlags, self: Command) => {
         const [namespace, name, extra] = instance.split('/');
         if (!namespace || !name || extra !== undefined) {
           io.stderr(`error: instance ${JSON.stringify(instance)}: expected <namespace>/<name>\n`);
@@ -63,10 +64,10 @@ export function registerPod(program: Command, io: CliIO): void {
           io.exitCode = 2;
           return;
         }
+        // Like the plan control commands: --kubeconfig or --context (or --direct, for the default kubeconfig) acts on the cluster.
+        const how = requestMode(self, io, flags);
         try {
-          // Like the plan control commands: --kubeconfig or --context (or --direct, for the default kubeconfig) acts on the cluster.
-          const isDirect = flags.direct === true || flags.kubeconfig !== undefined || flags.context !== undefined;
-          io.exitCode = isDirect
+          io.exitCode = how.mode === 'direct'
             ? await direct(io, action, { namespace, name }, podName, flags, timeoutSeconds)
             : await viaGit(io, action, { namespace, name }, podName, flags);
         } catch (err) {
