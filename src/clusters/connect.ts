@@ -12,7 +12,7 @@ import { createKubeClient, type ClientTuning, type HttpKubeClient, type KubeClie
 import type { KubeObject, ObjectRef } from '../kube/object.js';
 import type { ClusterDecl } from '../render/schemas.js';
 import { errorMessage } from '../errors.js';
-import { ClusterError, type ClusterWhere } from './errors.js';
+import { ClusterConfigError, ClusterError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterWhere } from './errors.js';
 
 export interface ConnectContext {
   /** The agent's own cluster: kubeconfig Secrets are read through it. */
@@ -124,7 +124,7 @@ export class ClusterClient implements KubeClient {
       const path = d.kubeconfig !== undefined ? this.path(d.kubeconfig) : this.ctx.kubeconfigPath;
       return await createKubeClient({ ...base, ...(path !== undefined ? { kubeconfigPath: path } : {}) });
     } catch (err) {
-      throw err instanceof ClusterError ? err : new ClusterError('config', this.where(), errorMessage(err), err);
+      throw err instanceof ClusterError ? err : new ClusterConfigError(this.where(), errorMessage(err), err);
     }
   }
 
@@ -133,12 +133,12 @@ export class ClusterClient implements KubeClient {
     try {
       secret = await this.ctx.own.get({ apiVersion: 'v1', kind: 'Secret', namespace: s.namespace, name: s.name });
     } catch (err) {
-      throw new ClusterError('config', this.where(), `the Secret could not be read from the agent's own cluster: ${errorMessage(err)}`, err);
+      throw new ClusterConfigError(this.where(), `the Secret could not be read from the agent's own cluster: ${errorMessage(err)}`, err);
     }
-    if (secret === undefined) throw new ClusterError('config', this.where(), `Secret ${s.namespace}/${s.name} does not exist in the agent's own cluster`);
+    if (secret === undefined) throw new ClusterConfigError(this.where(), `Secret ${s.namespace}/${s.name} does not exist in the agent's own cluster`);
     const data = (secret as { data?: Record<string, string> }).data ?? {};
     const encoded = data[s.key];
-    if (encoded === undefined) throw new ClusterError('config', this.where(), `Secret ${s.namespace}/${s.name} has no key "${s.key}" (keys: ${Object.keys(data).join(', ') || 'none'})`);
+    if (encoded === undefined) throw new ClusterConfigError(this.where(), `Secret ${s.namespace}/${s.name} has no key "${s.key}" (keys: ${Object.keys(data).join(', ') || 'none'})`);
     return Buffer.from(encoded, 'base64').toString('utf8');
   }
 
@@ -149,9 +149,9 @@ export class ClusterClient implements KubeClient {
   /** Failures about the cluster as a whole name it; a request's own failure (NotFound, Conflict...) passes unchanged. */
   private rewrite(err: unknown): unknown {
     if (err instanceof ClusterError) return err;
-    if (err instanceof KubeTransportError) return new ClusterError('unreachable', this.where(), transportDetail(err), err);
-    if (err instanceof KubeApiError && err.status === 401) return new ClusterError('unauthorized', this.where(), `401 Unauthorized: ${err.message}`, err);
-    if (err instanceof KubeConfigError) return new ClusterError('config', this.where(), err.message, err);
+    if (err instanceof KubeTransportError) return new ClusterUnreachableError(this.where(), transportDetail(err), err);
+    if (err instanceof KubeApiError && err.status === 401) return new ClusterUnauthorizedError(this.where(), `401 Unauthorized: ${err.message}`, err);
+    if (err instanceof KubeConfigError) return new ClusterConfigError(this.where(), err.message, err);
     return err;
   }
 }

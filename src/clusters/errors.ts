@@ -17,8 +17,6 @@ export interface ClusterWhere {
 
 export type ClusterProblem = 'unreachable' | 'unauthorized' | 'config';
 
-const CODES: Record<ClusterProblem, string> = { unreachable: 'CLUSTER_UNREACHABLE', unauthorized: 'CLUSTER_UNAUTHORIZED', config: 'CLUSTER_CONFIG' };
-
 export function whereText(w: ClusterWhere): string {
   return [w.kubeconfig, ...(w.context !== undefined ? [`context ${w.context}`] : []), ...(w.server !== undefined ? [`server ${w.server}`] : [])].join(', ');
 }
@@ -27,10 +25,28 @@ export class ClusterError extends BatonError {
   readonly cluster: string;
   readonly problem: ClusterProblem;
 
-  constructor(problem: ClusterProblem, where: ClusterWhere, detail: string, cause?: unknown) {
-    super(CODES[problem], `${headline(problem, where.cluster)} (${whereText(where)}): ${detail}; ${hint(problem, where)}`, { ...where, problem }, { cause });
+  constructor(code: string, problem: ClusterProblem, where: ClusterWhere, detail: string, cause?: unknown) {
+    super(code, `${headline(problem, where.cluster)} (${whereText(where)}): ${detail}; ${hint(problem, where)}`, { ...where, problem }, { cause });
     this.cluster = where.cluster;
     this.problem = problem;
+  }
+}
+
+export class ClusterUnreachableError extends ClusterError {
+  constructor(where: ClusterWhere, detail: string, cause?: unknown) {
+    super('CLUSTER_UNREACHABLE', 'unreachable', where, detail, cause);
+  }
+}
+
+export class ClusterUnauthorizedError extends ClusterError {
+  constructor(where: ClusterWhere, detail: string, cause?: unknown) {
+    super('CLUSTER_UNAUTHORIZED', 'unauthorized', where, detail, cause);
+  }
+}
+
+export class ClusterConfigError extends ClusterError {
+  constructor(where: ClusterWhere, detail: string, cause?: unknown) {
+    super('CLUSTER_CONFIG', 'config', where, detail, cause);
   }
 }
 

@@ -5,6 +5,6 @@
  */
 export { OWN_CLUSTER, clusterDecl, clusterNames, clusterViolations, type ClusterFacts } from './rules.js';
 export { ClusterClient, type ConnectContext } from './connect.js';
-export { ClusterError, type ClusterProblem, type ClusterWhere } from './errors.js';
+export { ClusterConfigError, ClusterError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterProblem, type ClusterWhere } from './errors.js';
 export { ClusterRouter, type RouterOptions } from './router.js';
 export { assignTargets, type AssignInput, type PreviousTarget, type TargetedInstance } from './assign.js';

@@ -12,7 +12,7 @@ import type { EngineEvent } from '../plans/events.js';
 import { KubeEventRecorder, type KubeEventRecorderOptions, type PlanEventSink } from '../plans/kube-events.js';
 import type { ClusterDecl } from '../render/schemas.js';
 import { ClusterClient, type ConnectContext } from './connect.js';
-import { ClusterError } from './errors.js';
+import { ClusterConfigError } from './errors.js';
 
 const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
 
@@ -129,7 +129,7 @@ export class ClusterRouter {
     if (name === undefined) return undefined;
     const target = this.targets.get(name);
     // Assigned from an instance file whose cluster baton.yaml no longer declares: never fall back to another cluster.
-    if (target === undefined) throw new ClusterError('config', { cluster: name, kubeconfig: 'not declared' }, `${keyOf(key)} targets cluster "${name}", which baton.yaml no longer declares`);
+    if (target === undefined) throw new ClusterConfigError({ cluster: name, kubeconfig: 'not declared' }, `${keyOf(key)} targets cluster "${name}", which baton.yaml no longer declares`);
     return target;
   }
 
