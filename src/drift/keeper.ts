@@ -14,7 +14,7 @@ import { DEFAULT_FIGHT, type FightSettings } from './fight.js';
 import { repair, type RepairResult } from './repair.js';
 import type { DriftSettings } from './settings.js';
 import { sweep, type DesiredSet } from './sweep.js';
-import type { InstanceDrift, SweepReport } from './types.js';
+import type { InstanceDrift, SweepReport, SweepStats } from './types.js';
 
 export interface KeeperInstance {
   key: InstanceKey;
@@ -23,6 +23,8 @@ export interface KeeperInstance {
   settings: DriftSettings;
   /** The client repairs write with (a tenant's impersonated account); the keeper's own when absent. Sweeps read with the keeper's. */
   client?: KubeClient;
+  /** The client sweeps read this instance's cluster with (another cluster than the agent's: src/clusters/); the keeper's own when absent. */
+  reader?: KubeClient;
   /** Loads the desired state and its renderer; called only when the cache misses. */
   load(): Promise<DesiredSource>;
 }
@@ -75,12 +77,7 @@ export class DriftKeeper {
   async check(instances: readonly KeeperInstance[]): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
     const started = this.now().getTime();
-    const run = sweep({
-      client: this.options.client,
-      hooks: this.options.hooks,
-      now: () => this.now(),
-      instances: instances.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
-    });
+    const run = this.sweepByCluster(instances);
     this.running = run;
     // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
     for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
@@ -92,6 +89,28 @@ export class DriftKeeper {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /** One sweep per cluster the instances live in (lists are per cluster), merged into one report. */
+  private async sweepByCluster(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+    const groups = new Map<KubeClient, KeeperInstance[]>();
+    for (const i of instances) {
+      const client = i.reader ?? this.options.client;
+      groups.set(client, [...(groups.get(client) ?? []), i]);
+    }
+    const reports = await Promise.all([...groups].map(([client, group]) => sweep({
+      client,
+      hooks: this.options.hooks,
+      now: () => this.now(),
+      instances: group.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
+    })));
+    if (reports.length === 1) return reports[0]!;
+    const first = reports[0];
+    return {
+      at: first?.at ?? this.now().toISOString(),
+      instances: reports.flatMap((r) => r.instances),
+      stats: reports.reduce((sum, r) => addStats(sum, r.stats), emptyStats()),
+    };
   }
 
   result(key: InstanceKey): InstanceDrift | undefined {
@@ -128,4 +147,12 @@ export class DriftKeeper {
     this.results.delete(keyOf(key));
     this.renders.delete(keyOf(key));
   }
+}
+
+function emptyStats(): SweepStats {
+  return { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0 };
+}
+
+function addStats(a: SweepStats, b: SweepStats): SweepStats {
+  return { requests: a.requests + b.requests, lists: a.lists + b.lists, dryRuns: a.dryRuns + b.dryRuns, gets: a.gets + b.gets, objects: a.objects + b.objects, candidates: a.candidates + b.candidates };
 }

@@ -16,14 +16,17 @@ export interface KubeconfigOptions {
   kubeconfigPath?: string;
   /** Context name; default: the kubeconfig's current-context. */
   context?: string;
+  /** A kubeconfig's text instead of a file (read from a Secret); `source` names it in errors. */
+  kubeconfigText?: { text: string; source: string };
 }
 
 export async function connectionFromKubeconfig(options: KubeconfigOptions): Promise<Connection> {
   const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
   const kc = new KubeConfigClass();
-  const source = options.kubeconfigPath ?? (process.env.KUBECONFIG || '~/.kube/config');
+  const source = options.kubeconfigText?.source ?? options.kubeconfigPath ?? (process.env.KUBECONFIG || '~/.kube/config');
   try {
-    if (options.kubeconfigPath !== undefined) kc.loadFromFile(options.kubeconfigPath);
+    if (options.kubeconfigText !== undefined) kc.loadFromString(options.kubeconfigText.text);
+    else if (options.kubeconfigPath !== undefined) kc.loadFromFile(options.kubeconfigPath);
     else kc.loadFromDefault();
   } catch (err) {
     throw new KubeConfigError(`cannot load kubeconfig ${source}: ${errorMessage(err)}`, { source }, err);

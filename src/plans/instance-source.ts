@@ -19,6 +19,7 @@ import {
   type Problem,
   type Renderer,
   type RenderedPlan,
+  type RepositoryDecl,
 } from '../render/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { ConfigMapCheckpointStore } from './checkpoint-configmap.js';
@@ -29,6 +30,7 @@ import { reconcile, type ReconcileOptions, type ReconcileResult } from './reconc
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations } from '../tenancy/rules.js';
+import { clusterViolations } from '../clusters/rules.js';
 import type { DesiredState } from './selection.js';
 import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, rotationOf } from '../compose/index.js';
 import { problem } from '../render/problems.js';
@@ -44,6 +46,18 @@ async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promi
     if (!(err instanceof ComposeError) || (err.code !== 'GENERATED_ROTATE_UNKNOWN' && err.code !== 'GENERATED_NO_CLUSTER')) throw err;
     throw new RenderProblemsError([problem({ code: err.code, file: inst.file, path: [], line: 1, column: 1, message: err.message })]);
   }
+}
+
+/**
+ * Where the instance may go: its tenant's rules, and a target cluster baton.yaml declares (an unknown
+ * one refuses the instance, also its removal: where its objects are is not known).
+ */
+function placementProblems(decl: RepositoryDecl | undefined, inst: Instance): Problem[] {
+  const locate = (path: (string | number)[]): { line: number; column: number } => inst.source.locate(path);
+  return [
+    ...instanceViolations(decl?.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate }),
+    ...clusterViolations(decl?.clusters, { file: inst.file, cluster: inst.decl.cluster, locate }),
+  ];
 }
 
 export interface InstanceSource {
@@ -84,8 +98,8 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const schedules = extras.removed === true ? [] : scheduleProblems(inst.value, new Set(Object.keys(fw.value.decl.plans)));
   if (hasErrors(schedules)) throw new RenderProblemsError(schedules);
   const settings = await loadSettings(tree);
-  const tenancy = instanceViolations(settings.ok ? settings.value.decl.tenants : undefined, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
-  if (hasErrors(tenancy)) throw new RenderProblemsError(tenancy);
+  const placement = placementProblems(settings.ok ? settings.value.decl : undefined, inst.value);
+  if (hasErrors(placement)) throw new RenderProblemsError(placement);
   // dependsOn: a missing instance, a cycle or a dependency the tenant may not reach refuses the instance (not its removal).
   const dependencies = extras.removed === true ? [] : await dependencyProblems(tree, inst.value, settings.ok ? settings.value.decl.tenants : undefined);
   if (hasErrors(dependencies)) throw new RenderProblemsError(dependencies);

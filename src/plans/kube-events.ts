@@ -52,6 +52,9 @@ interface Pending {
   message: string;
 }
 
+/** What records plans' Events: one recorder, or one per target cluster (src/clusters/). */
+export type PlanEventSink = Pick<KubeEventRecorder, 'listener' | 'record' | 'recordInstance' | 'flush'>;
+
 export class KubeEventRecorder {
   private readonly queue: Pending[] = [];
   private inFlight = 0;

@@ -13,6 +13,7 @@ import type { TenantDecl } from '../render/schemas.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
 import { instanceViolations } from '../tenancy/rules.js';
+import { clusterViolations } from '../clusters/rules.js';
 
 export type InstanceAt =
   | { ok: true; instance: Instance; framework: Framework; values: Record<string, unknown>; sensitiveValues: string[]; desired: DesiredState; text: string; notes: Problem[]; tenants?: readonly TenantDecl[] }
@@ -25,7 +26,10 @@ export async function instanceAt(tree: FileTree, file: string, values: ValuesCon
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [], text };
   const settings = await loadSettings(tree);
   const tenants = settings.ok ? settings.value.decl.tenants : undefined;
-  const tenancy = instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
+  const tenancy = [
+    ...instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) }),
+    ...clusterViolations(settings.ok ? settings.value.decl.clusters : undefined, { file: inst.value.file, cluster: inst.value.decl.cluster, locate: (path) => inst.value.source.locate(path) }),
+  ];
   if (hasErrors(tenancy)) return { ok: false, problems: tenancy, sensitiveValues: [], text };
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [], text };

@@ -12,6 +12,7 @@ import type { FileTree } from './tree.js';
 import { resolveInstanceParams, type InstanceParams } from '../secrets/resolve-params.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations, planViolations } from '../tenancy/rules.js';
+import { clusterViolations } from '../clusters/rules.js';
 
 export interface RenderInstanceOptions {
   /** Default `deploy`. */
@@ -57,7 +58,10 @@ export async function renderInstancePlan(tree: FileTree, instanceFile: string, o
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [] };
   const resolved = options.resolved ?? (await resolveInstanceParams(tree, inst.value, fw.value, options.values));
   const tenants = settings.value.decl.tenants;
-  const tenancy = instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) });
+  const tenancy = [
+    ...instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) }),
+    ...clusterViolations(settings.value.decl.clusters, { file: inst.value.file, cluster: inst.value.decl.cluster, locate: (path) => inst.value.source.locate(path) }),
+  ];
   const warnings = [...settings.problems, ...inst.problems, ...fw.problems, ...tenancy];
   if (hasErrors(resolved.problems) || hasErrors(tenancy)) return { ok: false, problems: [...warnings, ...resolved.problems], sensitiveValues: resolved.sensitiveValues };
   const rendered: RenderResult = await renderPlan({

@@ -224,6 +224,7 @@ export const instanceSchema = z
     dependsOn: z.array(dependencySchema).default([]),
     /** Suspended: nothing is applied or repaired and schedules hold until it is removed or false (docs/operations.md). */
     suspend: z.boolean().optional(),
+    cluster: dnsLabel.optional().describe("the cluster this instance is deployed to: a name from baton.yaml `clusters` (default: the agent's own cluster)"),
   })
   .describe('Baton instance file: instances/<namespace>/<instance>.yaml');
 export type InstanceDecl = z.output<typeof instanceSchema>;
@@ -279,6 +280,24 @@ export const notificationSchema = z.discriminatedUnion('type', [
 ]);
 export type NotificationDecl = z.output<typeof notificationSchema>;
 
+/**
+ * A cluster instances may target (docs/clusters.md): a kubeconfig file on the agent's machine and/or a
+ * context in it, or a kubeconfig kept in a Secret of the agent's own cluster (in-cluster agents).
+ */
+export const clusterSchema = z
+  .strictObject({
+    name: dnsLabel,
+    kubeconfig: z.string().min(1).optional().describe("a kubeconfig file on the agent's machine (absolute, or relative to the agent's working directory); default: the agent's own kubeconfig"),
+    context: z.string().min(1).optional().describe("a context of that kubeconfig (default: its current-context)"),
+    secret: z
+      .strictObject({ namespace: dnsLabel, name: dnsLabel, key: z.string().min(1).default('kubeconfig') })
+      .optional()
+      .describe("a Secret in the agent's own cluster holding a kubeconfig under `key` (default `kubeconfig`)"),
+  })
+  .refine((c) => c.kubeconfig !== undefined || c.context !== undefined || c.secret !== undefined, { message: 'a cluster needs `kubeconfig`, `context` or `secret`' })
+  .refine((c) => c.secret === undefined || c.kubeconfig === undefined, { message: '`secret` and `kubeconfig` are two sources of the kubeconfig: give one', path: ['secret'] });
+export type ClusterDecl = z.output<typeof clusterSchema>;
+
 export const repositorySchema = z
   .strictObject({
     $schema: schemaRef,
@@ -296,6 +315,11 @@ export const repositorySchema = z
     sync: syncSettingsSchema.optional(),
     tenants: z.array(tenantSchema).optional().describe('who may do what: instance paths, frameworks, namespaces, kinds and the ServiceAccount the agent impersonates'),
     notifications: z.array(notificationSchema).optional().describe('where plan results are reported: a signed webhook, Slack, GitHub or GitLab'),
+    clusters: z
+      .array(clusterSchema)
+      .optional()
+      .refine((list) => new Set((list ?? []).map((c) => c.name)).size === (list ?? []).length, { message: 'cluster names must be unique' })
+      .describe("clusters instances may target by name (`cluster:` in an instance file); instances without one go to the agent's own cluster"),
   })
   .describe('Baton baton.yaml: repository settings');
 export type RepositoryDecl = z.output<typeof repositorySchema>;

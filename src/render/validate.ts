@@ -18,7 +18,7 @@ import type { Renderer } from './sandbox/renderer.js';
 import { scheduleProblems } from './schedules.js';
 import { checkPlanArgs, planArgDeclarationProblems, sampleArgs } from './plan-args.js';
 import type { FileTree } from './tree.js';
-import type { TenantDecl } from './schemas.js';
+import type { ClusterDecl, TenantDecl } from './schemas.js';
 import type { RenderedPlan } from './types.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
 // Directly, not through compose/index.ts: that entry point also pulls in the engine side (plans/), which imports render/.
@@ -26,6 +26,7 @@ import { dependencyProblems } from '../compose/depends/graph.js';
 import { childTaskProblems } from '../compose/children/graph.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations, planViolations } from '../tenancy/rules.js';
+import { clusterViolations } from '../clusters/rules.js';
 
 export type ValidateScope =
   | { kind: 'repository' }
@@ -79,6 +80,8 @@ export async function validateFramework(tree: FileTree, name: string, version: s
 export interface InstanceCheckOptions {
   values?: ValuesContext;
   tenants?: readonly TenantDecl[];
+  /** baton.yaml `clusters`: an instance naming another is refused. */
+  clusters?: readonly ClusterDecl[];
   /** Receives the instance's rendered plans (for the repository-wide ownership check). */
   collect?: (plans: RenderedPlan[]) => void;
 }
@@ -90,6 +93,7 @@ export async function validateInstance(tree: FileTree, file: string, renderer: R
   const tenancy = [
     ...instanceViolations(options.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate: (path) => inst.source.locate(path) }),
     ...(await dependencyProblems(tree, inst, options.tenants)),
+    ...clusterViolations(options.clusters, { file: inst.file, cluster: inst.decl.cluster, locate: (path) => inst.source.locate(path) }),
   ];
   const fw = await loadInstanceFramework(tree, inst);
   if (!fw.ok) return [...loaded.problems, ...tenancy, ...fw.problems];
@@ -108,7 +112,7 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
   const settings = await loadSettings(tree);
   const problems: Problem[] = [...settings.problems];
   const tenants = settings.ok ? settings.value.decl.tenants : undefined;
-  const check: InstanceCheckOptions = { ...(options.values ? { values: options.values } : {}), ...(tenants ? { tenants } : {}) };
+  const check: InstanceCheckOptions = { ...(options.values ? { values: options.values } : {}), ...(tenants ? { tenants } : {}), ...(settings.ok && settings.value.decl.clusters ? { clusters: settings.value.decl.clusters } : {}) };
   const stepTimeout = settings.ok ? settings.value.stepTimeoutSeconds : 600;
   let frameworks = 0;
   let instances = 0;

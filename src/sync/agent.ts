@@ -9,7 +9,7 @@ import type { KubeClient } from '../kube/client.js';
 import type { CheckpointStore } from '../plans/checkpoint.js';
 import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
-import type { KubeEventRecorder } from '../plans/kube-events.js';
+import type { PlanEventSink } from '../plans/kube-events.js';
 import { problemLocation, type Problem, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
@@ -36,6 +36,8 @@ import { RecoveryLoop } from './recovery-loop.js';
 import { contentKeyOf, repositorySyncAt, retryDue } from './retry-due.js';
 import { decideBeside, onlyRequestChanged, RequestLane } from './request-lane.js';
 import type { SyncSettingsDecl } from '../render/index.js';
+import { assignTargets, type ClusterRouter } from '../clusters/index.js';
+import { clusterErrorOf, submitUnreachable, unreachableStatus } from './cluster-status.js';
 
 export interface AgentLog {
   (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -70,7 +72,7 @@ export interface AgentOptions {
    */
   commitRefusal?: () => CommitRefusal | undefined;
   /** Records Kubernetes Events for plans (see plans/kube-events.ts); flushed on stop. */
-  kubeEvents?: KubeEventRecorder;
+  kubeEvents?: PlanEventSink;
   /** Drift detection and self-heal (src/drift/, docs/drift.md); off when absent. */
   drift?: DriftKeeper;
   /** How often pods are looked at for recovery, decommission and pod requests (docs/recovery.md; default 30s). */
@@ -85,6 +87,12 @@ export interface AgentOptions {
   valuesFor?: (key: InstanceKey) => ValuesContext;
   /** The instances this agent may act on (a shard member's share, src/shards/); every instance when absent. */
   ownership?: InstanceOwnership;
+  /**
+   * Many clusters (src/clusters/, docs/clusters.md): each instance's target by baton.yaml `clusters` and
+   * its `cluster:`. The agent tells it every instance's target at each commit; `client`, `clientFor`,
+   * `checkpoints` and `kubeEvents` are expected to route through it.
+   */
+  clusters?: ClusterRouter;
 }
 
 /** One instance's outcome, for listeners such as notifications. */
@@ -267,6 +275,7 @@ export class Agent {
     const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
     const desired = mine(scanned, owned?.snapshot);
     await this.noteContent(commit, tree);
+    await this.noteTargets(tree, desired, scanned);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
     if (this.clusterValues) await this.addClusterValues(desired);
     const jobs: Promise<InstanceReport>[] = [];
@@ -335,6 +344,32 @@ export class Agent {
       for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
     }
     this.lastContent = content;
+  }
+
+  /** Each instance's target cluster at this commit; an unknown cluster or a move is refused (src/clusters/assign.ts). */
+  private async noteTargets(tree: CommitTree, desired: Map<string, DesiredInstance>, scanned: ReadonlyMap<string, DesiredInstance>): Promise<void> {
+    const router = this.options.clusters;
+    if (router === undefined) return;
+    const applied = (s: InstanceStatus): boolean => s.inventory.length > 0 || s.currentPlan !== undefined || s.sync?.lastApplied !== undefined;
+    const removed = [...this.statuses.values()].filter((s) => !scanned.has(keyString(s.instance))).map((s) => ({ key: s.instance, cluster: s.cluster?.name }));
+    await assignTargets(router, {
+      tree, desired, removed,
+      previous: (id) => { const s = this.statuses.get(id); return s && { cluster: s.cluster?.name, applied: applied(s) }; },
+    });
+  }
+
+  /**
+   * A run that broke off because its target cluster cannot be used: the status says so once (cluster,
+   * what failed, what to try); later polls failing the same way write nothing (cluster-status.ts).
+   */
+  private noteUnreachable(key: InstanceKey, commit: string | undefined, err: unknown): void {
+    const error = clusterErrorOf(err);
+    if (error === undefined || commit === undefined) return;
+    const id = keyString(key);
+    const status = unreachableStatus({ key, previous: this.statuses.get(id), commit, error, now: this.now().toISOString() });
+    if (status === undefined) return;
+    this.statuses.set(id, status);
+    submitUnreachable(this.writer, status, commit);
   }
 
   private idleAt(commit: string, allDrift: boolean): boolean {
@@ -459,6 +494,7 @@ export class Agent {
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
       ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
       ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
+      ...(this.options.clusters ? { clusterOf: (key: InstanceKey) => this.options.clusters?.clusterOf(key), readerFor: (key: InstanceKey) => this.options.clusters?.readerFor(key) } : {}),
     };
   }
 
@@ -716,6 +752,7 @@ export class Agent {
           return { instance: id, reason, outcome };
         } catch (err) {
           this.log('error', `${id}: ${errorMessage(err)}`, { instance: id });
+          this.noteUnreachable(key, commit, err);
           return { instance: id, reason, outcome: { kind: 'error', message: errorMessage(err) } };
         }
       });

@@ -29,7 +29,7 @@ export async function dependenciesNotReady(deps: InstanceRunDeps, input: Instanc
     const values = deps.valuesFor?.(key);
     // The dependency's desired state as its file reads at this commit; its generated values are only read.
     const load = (): Promise<InstanceSource> => loadInstanceSource(input.tree, file, deps.renderer, {}, { values: { ...values, generatedReadOnly: true } });
-    const state = await dependencyState(deps.client, key, load, new Date(deps.now()));
+    const state = await dependencyState(deps.readerFor?.(key) ?? deps.client, key, load, new Date(deps.now()));
     if (!state.ready) out.push(state);
   }
   return out;

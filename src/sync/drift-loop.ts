@@ -6,6 +6,7 @@
  * checkpoint itself is gone (its namespace deleted), a plan run that deploys the instance again.
  */
 import { errorMessage } from '../errors.js';
+import type { KubeClient } from '../kube/client.js';
 import { DriftKeeper, driftSettingsOf, type DriftSettings, type InstanceDrift, type KeeperInstance } from '../drift/index.js';
 import { loadInstanceSource } from '../plans/instance-source.js';
 import type { SyncSettingsDecl } from '../render/index.js';
@@ -190,6 +191,8 @@ export class DriftLoop {
       settings,
       // Repairs write with the instance's own client (a tenant's impersonated ServiceAccount).
       ...(deps.clientFor ? { client: deps.clientFor(d.key) } : {}),
+      // Sweeps read the instance's target cluster (src/clusters/).
+      ...readerOf(deps, d.key),
       load: async () => {
         const values = deps.valuesFor?.(d.key);
         const source = await loadInstanceSource(tree, d.file, deps.renderer, {}, values ? { values } : {});
@@ -198,4 +201,10 @@ export class DriftLoop {
       },
     };
   }
+}
+
+/** The client a sweep reads the instance's cluster with, when it is not the agent's own (src/clusters/). */
+function readerOf(deps: InstanceRunDeps, key: InstanceKey): { reader?: KubeClient } {
+  const reader = deps.readerFor?.(key);
+  return reader ? { reader } : {};
 }

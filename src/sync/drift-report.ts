@@ -36,6 +36,7 @@ export function driftReporter(deps: DriftReportDeps, previous: InstanceStatus, c
     schedules: previous.schedules,
     now: deps.now,
     live,
+    ...(previous.cluster ? { cluster: previous.cluster.name } : {}),
   }, checkpoint, deps.records);
 }
 

@@ -7,7 +7,7 @@ import type { EngineEvent, EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
 import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
-import type { KubeEventRecorder } from '../plans/kube-events.js';
+import type { PlanEventSink } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
@@ -53,13 +53,17 @@ export interface InstanceRunDeps {
   /** Every engine event, after the status reporter saw it (metrics). */
   onEngineEvent?: EventListener;
   /** Records Kubernetes Events for the run (optional; best effort). */
-  kubeEvents?: KubeEventRecorder;
+  kubeEvents?: PlanEventSink;
   /** The client an instance's objects are applied with (a tenant's impersonated account); default `client`. */
   clientFor?: (key: InstanceKey) => KubeClient;
   /** Age keys and the cluster an instance's encrypted values and valuesFrom are read with. */
   valuesFor?: (key: InstanceKey) => ValuesContext;
   /** Logs the retries of failing steps at warn, rate-limited. */
   stepRetries?: StepRetryLog;
+  /** The instance's target cluster by name, when it names one (src/clusters/); status records it. */
+  clusterOf?: (key: InstanceKey) => string | undefined;
+  /** The client to read an instance's cluster with (the agent's own account); `client` when absent or undefined. */
+  readerFor?: (key: InstanceKey) => KubeClient | undefined;
 }
 
 export interface InstanceRunInput {
@@ -100,6 +104,8 @@ function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' 
     // Health and drift stay as last measured until the next drift check (after the plan).
     live: () => ({ ...(input.previous?.health ? { health: input.previous.health } : {}), ...(input.previous?.drift ? { drift: input.previous.drift } : {}) }),
   };
+  const cluster = deps.clusterOf?.(input.key);
+  if (cluster !== undefined) ctx.cluster = cluster;
   return new StatusReporter(deps.writer, ctx, checkpoint, deps.records);
 }
 

@@ -13,14 +13,18 @@ import { VerifyingMirror, sshSigner } from '../git/verify.js';
 import { DEFAULT_LEASE_NAMESPACE, leaseNameFor, runAsLeader } from './leader.js';
 import { ObjectStore } from '../git/tree.js';
 import { errorMessage } from '../errors.js';
-import { Agent, type AgentLog, type CommitRefusal, type PassReport } from './agent.js';
+import { Agent, type AgentLog, type AgentOptions, type CommitRefusal, type PassReport } from './agent.js';
 import { withRepositorySettings, type AgentSettings } from './settings.js';
 import { AgentServer } from './server.js';
 import { AgentMetrics } from './metrics.js';
 import { DriftKeeper } from '../drift/index.js';
-import { teamSetup } from './team.js';
+import { teamSetup, type TeamSetup } from './team.js';
 import { LeaseFence, fencedClient, fencedClients, type Fence } from '../fencing/index.js';
 import type { KubeClient } from '../kube/client.js';
+import { ClusterRouter } from '../clusters/index.js';
+import type { KubeEventRecorderOptions } from '../plans/kube-events.js';
+import type { RepositoryDecl } from '../render/index.js';
+import { tenantOf } from '../tenancy/rules.js';
 import type { ShardMember } from '../shards/index.js';
 import { runAsShardMember, shardMemberFor, termlessFence } from '../shards/run-member.js';
 
@@ -55,7 +59,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const metrics = new AgentMetrics();
   const { member, fence, agentFence, ownership } = fencing(settings, client, io.log);
   const acting = fence ? fencedClient(client, fence) : client;
-  const checkpoints = new ConfigMapCheckpointStore(acting);
+  // Many clusters (docs/clusters.md): each instance's client, checkpoint and Events in its target cluster.
+  const clusters = clusterRouter(settings, decl, { client, acting, fence, team, log: io.log });
+  const { checkpoints, events: kubeEvents } = clusters;
   const hooks = defaultHooks();
   // Drift detection and self-heal (docs/drift.md): settings per instance from baton.yaml and instance files.
   const drift = new DriftKeeper({ client: acting, hooks, store: checkpoints, onSweep: (r, seconds) => metrics.sweep(seconds, r.stats.requests, r.stats.objects) });
@@ -68,10 +74,10 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     onOutcome: (o) => metrics.plans.inc({ result: o.kind }),
     onEngineEvent: (e) => metrics.observe(e),
     ...(mirror instanceof VerifyingMirror ? { commitRefusal: () => refusalOf(mirror) } : {}),
-    ...(settings.events ? { kubeEvents: new KubeEventRecorder(acting, { log: (level, message) => io.log(level, message) }) } : {}),
+    ...(kubeEvents ? { kubeEvents } : {}),
     ...team.agentOptions,
-    // A tenant's impersonating client is fenced like the agent's own.
-    ...(fence ? { fence: agentFence ?? fence, ...(team.agentOptions.clientFor ? { clientFor: fencedClients(team.agentOptions.clientFor, fence) } : {}) } : {}),
+    ...(fence ? { fence: agentFence ?? fence } : {}),
+    ...routedOptions(clusters, team),
     ...ownership,
   });
   const wake = new Wake();
@@ -130,6 +136,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   } finally {
     await stopAgent();
     await team.close();
+    clusters.close();
     await server?.close();
     await renderer.close();
     client.close();
@@ -146,6 +153,39 @@ function fencing(settings: AgentSettings, client: KubeClient, log: AgentLog): { 
     return { member, fence: member.fence, agentFence: termlessFence(member.fence), ownership: { ownership: member } };
   }
   return settings.leaderElection ? { fence: new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }), ownership: {} } : { ownership: {} };
+}
+
+/**
+ * The router of instances to their target clusters. Always there: baton.yaml may declare clusters in a
+ * later commit. Instances without `cluster:` get exactly the agent's own client, store and recorder.
+ */
+function clusterRouter(settings: AgentSettings, decl: RepositoryDecl | undefined, own: { client: KubeClient; acting: KubeClient; fence: Fence | undefined; team: TeamSetup; log: AgentLog }): ClusterRouter {
+  const tenants = decl?.tenants;
+  const { fence, acting } = own;
+  const tenantClientFor = own.team.agentOptions.clientFor;
+  const eventLog: KubeEventRecorderOptions = { log: (level, message) => own.log(level, message) };
+  // A tenant's impersonating client is fenced like the agent's own.
+  const ownClientFor = tenantClientFor ? (fence ? fencedClients(tenantClientFor, fence) : tenantClientFor) : () => acting;
+  return new ClusterRouter({
+    own: own.client, ownClientFor, ownCheckpoints: new ConfigMapCheckpointStore(acting),
+    ...(settings.events ? { ownEvents: new KubeEventRecorder(acting, eventLog), events: eventLog } : {}),
+    ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}),
+    ...(fence ? { fence: (c: KubeClient) => fencedClient(c, fence) } : {}),
+    userOf: (key) => {
+      const match = tenantOf(tenants, `instances/${key.namespace}/${key.name}.yaml`);
+      const sa = match.kind === 'tenant' ? match.tenant.serviceAccount : undefined;
+      return sa && `system:serviceaccount:${sa.namespace}:${sa.name}`;
+    },
+  }, decl?.clusters ?? []);
+}
+
+/** The agent's per-instance options through the router: the client, and the cluster valuesFrom objects are read from. */
+function routedOptions(clusters: ClusterRouter, team: TeamSetup): Pick<AgentOptions, 'clusters' | 'clientFor' | 'valuesFor'> {
+  return {
+    clusters,
+    clientFor: (key) => clusters.clientFor(key),
+    valuesFor: (key) => ({ ...team.agentOptions.valuesFor?.(key), cluster: clusters.clientFor(key) }),
+  };
 }
 
 function refusalOf(mirror: VerifyingMirror): CommitRefusal | undefined {

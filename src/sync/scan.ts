@@ -32,9 +32,11 @@ export interface DesiredInstance {
   sync?: SyncSettingsDecl;
   /** `suspend: true`: nothing is applied or repaired, schedules hold (docs/operations.md). */
   suspend?: boolean;
+  /** `cluster:`: the target cluster's name in baton.yaml `clusters` (absent: the agent's own). */
+  cluster?: string;
 }
 
-interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl; suspend?: boolean }
+interface Parsed { framework?: { name: string; version: string }; schedules: ScheduleDecl[]; valuesFiles: string[]; valuesFrom: ValuesFromDecl[]; sync?: SyncSettingsDecl; suspend?: boolean; cluster?: string }
 
 /** Parsed instance facts by blob id: an unchanged file is never parsed twice. */
 export type ParseCache = Map<string, Parsed>;
@@ -56,7 +58,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     if (parsed === undefined) {
       const inst = await loadInstance(tree, file);
       parsed = inst.ok
-        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}), ...(inst.value.decl.suspend === true ? { suspend: true } : {}) }
+        ? { framework: { name: inst.value.decl.framework, version: inst.value.decl.version }, schedules: inst.value.decl.schedules, valuesFiles: inst.value.decl.valuesFiles, valuesFrom: inst.value.decl.valuesFrom, ...(inst.value.decl.sync ? { sync: inst.value.decl.sync } : {}), ...(inst.value.decl.suspend === true ? { suspend: true } : {}), ...(inst.value.decl.cluster !== undefined ? { cluster: inst.value.decl.cluster } : {}) }
         : { schedules: [], valuesFiles: [], valuesFrom: [] };
       cache.set(blob, parsed);
     }
@@ -74,7 +76,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
     const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
     const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(refused ? { refusal: ref.problems } : {}) });
+    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(parsed.cluster !== undefined ? { cluster: parsed.cluster } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   return out;
 }

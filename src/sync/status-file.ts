@@ -85,6 +85,8 @@ export interface InstanceStatus {
   drift?: DriftSection;
   /** The last run of each plan (deploy, update, backup, repair, ...). */
   plans?: Record<string, PlanLastRun>;
+  /** The target cluster of an instance with `cluster:` (docs/clusters.md); absent: the agent's own cluster. */
+  cluster?: ClusterStatus;
   currentPlan?: PlanRun;
   recentPlans: PlanSummary[];
   inventory: string[];
@@ -92,6 +94,13 @@ export interface InstanceStatus {
   handledRequests: string[];
   /** Operator requests carried out or refused, newest first (docs/operations.md). */
   requests?: RequestRecord[];
+}
+
+export interface ClusterStatus {
+  /** The name in baton.yaml `clusters`. */
+  name: string;
+  /** Set while the cluster cannot be used (not reached, credentials refused): since when and why. Cleared by the next status written after it works again. */
+  unreachable?: { since: string; code: string; message: string };
 }
 
 export interface SuspendedStatus {
@@ -118,6 +127,7 @@ export interface BuildInput {
   health?: HealthSection;
   drift?: DriftSection;
   suspended?: SuspendedStatus;
+  cluster?: ClusterStatus;
 }
 
 /** Bounds on what one status file carries (the file is rewritten on every transition). */
@@ -135,6 +145,11 @@ function capRefusal(r: RefusalStatus): RefusalStatus {
     out.problems = [...r.problems.slice(0, STATUS_MAX_PROBLEMS).map(capText), ...(more > 0 ? [`... and ${more} more problems (run baton validate)`] : [])];
   }
   return out;
+}
+
+function clusterSection(c: ClusterStatus | undefined): Pick<InstanceStatus, 'cluster'> {
+  if (c === undefined) return {};
+  return { cluster: { name: c.name, ...(c.unreachable ? { unreachable: { ...c.unreachable, message: capText(c.unreachable.message) } } : {}) } };
 }
 
 export function buildStatus(input: BuildInput): InstanceStatus {
@@ -162,6 +177,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     ...(input.health ? { health: input.health } : {}),
     ...(drift ? { drift: { ...drift, objects: drift.objects.slice(0, STATUS_MAX_DRIFTED), errors: drift.errors.slice(0, STATUS_MAX_PROBLEMS).map(capText) } } : {}),
     plans: plansOf(cp),
+    ...clusterSection(input.cluster),
     ...(active ? { currentPlan: active } : {}),
     recentPlans: (cp?.history ?? []).slice(0, RECENT_PLANS_LIMIT).map((r) => ({ id: r.id, plan: r.plan, reason: r.reason, state: r.state })),
     inventory: (cp?.inventory ?? []).map((e) => refKey(e)).sort(),

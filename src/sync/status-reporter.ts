@@ -42,6 +42,8 @@ export interface ReporterContext {
   live?: () => { health?: HealthSection; drift?: DriftSection };
   /** Set while the instance is suspended (`suspend: true`). */
   suspended?: SuspendedStatus;
+  /** The instance's target cluster, when it names one (baton.yaml `clusters`). */
+  cluster?: string;
 }
 
 /**
@@ -213,6 +215,7 @@ export class StatusReporter {
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),
+      ...(this.ctx.cluster !== undefined ? { cluster: { name: this.ctx.cluster } } : {}),
       ...(this.ctx.live?.() ?? {}),
     });
     this.records.set(this.ctx.key, status);

@@ -38,6 +38,8 @@ export const MAX_DRIFT_TRAILERS = 20;
 export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete' | 'plan-failed' | 'plan-superseded' | 'refused' | 'removed' | 'requested' | 'observed' | 'scheduled' | 'drift-checked'
   /** An instance waits for its dependencies (dependsOn, docs/composition.md). */
   | 'waiting'
+  /** The instance's target cluster cannot be used (docs/clusters.md): recorded once, not per poll. */
+  | 'cluster-unreachable'
   /** Operators (src/control/, docs/operations.md): a carried-out request names its own event (`plan-paused`...). */
   | 'request' | 'request-refused' | 'plan-waiting' | 'suspended' | 'unsuspended';
 
@@ -91,6 +93,7 @@ export function summaryOf(t: Transition): string {
     case 'suspended': return `${who}: suspended${t.message ? ` (${t.message})` : ''}`;
     case 'unsuspended': return `${who}: no longer suspended`;
     case 'waiting': return `${who}: waiting${t.message ? ` for ${t.message}` : ''}`;
+    case 'cluster-unreachable': return `${who}: ${t.message ?? 'target cluster unreachable'}`;
   }
 }
 

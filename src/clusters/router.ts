@@ -1,0 +1,155 @@
+/**
+ * Routes each instance to its target cluster (docs/clusters.md): the client its objects are applied
+ * with, the client its drift sweeps and dependencies read with, its checkpoint store and its Events
+ * all belong to the cluster its instance file names (`cluster:`), or to the agent's own cluster.
+ * The declarations follow baton.yaml at each commit the agent looks at: a cluster added, changed or
+ * removed there is connected, reconnected or closed without a restart.
+ */
+import type { KubeClient } from '../kube/client.js';
+import type { Checkpoint, CheckpointStore, InstanceKey, StoredCheckpoint } from '../plans/checkpoint.js';
+import { ConfigMapCheckpointStore } from '../plans/checkpoint-configmap.js';
+import type { EngineEvent } from '../plans/events.js';
+import { KubeEventRecorder, type KubeEventRecorderOptions, type PlanEventSink } from '../plans/kube-events.js';
+import type { ClusterDecl } from '../render/schemas.js';
+import { ClusterClient, type ConnectContext } from './connect.js';
+import { ClusterConfigError } from './errors.js';
+
+const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
+
+export interface RouterOptions extends ConnectContext {
+  /** The agent's own cluster as instances without `cluster:` use it (fenced, with tenants' impersonation). */
+  ownClientFor: (key: InstanceKey) => KubeClient;
+  /** The own cluster's checkpoint store and Events recorder (unchanged for instances without `cluster:`). */
+  ownCheckpoints: CheckpointStore;
+  ownEvents?: PlanEventSink;
+  /** Wraps every write to another cluster too (the leader's or shard member's fence). */
+  fence?: (client: KubeClient) => KubeClient;
+  /** The user an instance's tenant acts as (`system:serviceaccount:NS:NAME`), impersonated on its cluster too. */
+  userOf?: (key: InstanceKey) => string | undefined;
+  /** Events are recorded in each cluster (undefined: no Events anywhere). */
+  events?: KubeEventRecorderOptions;
+}
+
+interface Target {
+  decl: ClusterDecl;
+  client: ClusterClient;
+  acting: KubeClient;
+  checkpoints: CheckpointStore;
+  events?: KubeEventRecorder;
+  /** Impersonating clients by user (fenced). */
+  users: Map<string, { base: ClusterClient; acting: KubeClient }>;
+}
+
+export class ClusterRouter {
+  private readonly targets = new Map<string, Target>();
+  /** Each instance's target cluster (absent: the agent's own). */
+  private readonly assigned = new Map<string, string>();
+  readonly checkpoints: CheckpointStore;
+  readonly events: PlanEventSink | undefined;
+
+  constructor(private readonly options: RouterOptions, decls: readonly ClusterDecl[] = []) {
+    this.declare(decls);
+    this.checkpoints = {
+      load: (instance: InstanceKey): Promise<StoredCheckpoint | undefined> => this.storeOf(instance).load(instance),
+      save: (checkpoint: Checkpoint, version: string | undefined): Promise<string> => this.storeOf(checkpoint.instance).save(checkpoint, version),
+      remove: (instance: InstanceKey): Promise<void> => this.storeOf(instance).remove(instance),
+    };
+    this.events = options.ownEvents && {
+      listener: (sensitive?: () => readonly string[]) => (event: EngineEvent) => this.eventsOf(event.instance)?.record(event, sensitive?.() ?? []),
+      record: (event, sensitive) => this.eventsOf(event.instance)?.record(event, sensitive),
+      recordInstance: (instance, type, reason, message, sensitive) => this.eventsOf(instance)?.recordInstance(instance, type, reason, message, sensitive),
+      flush: async (timeoutMs) => { await Promise.all([options.ownEvents?.flush(timeoutMs), ...[...this.targets.values()].map((t) => t.events?.flush(timeoutMs))]); },
+    };
+  }
+
+  /** The clusters baton.yaml declares now: new ones are connected on first use, changed ones again, removed ones closed. */
+  declare(decls: readonly ClusterDecl[]): void {
+    const names = new Set(decls.map((d) => d.name));
+    for (const [name, t] of this.targets) if (!names.has(name)) this.closeTarget(name, t);
+    for (const decl of decls) {
+      const known = this.targets.get(decl.name);
+      if (known !== undefined && JSON.stringify(known.decl) === JSON.stringify(decl)) continue;
+      if (known !== undefined) this.closeTarget(decl.name, known);
+      const client = new ClusterClient(decl, this.options);
+      const acting = this.options.fence?.(client) ?? client;
+      this.targets.set(decl.name, {
+        decl, client, acting, checkpoints: new ConfigMapCheckpointStore(acting), users: new Map(),
+        ...(this.options.events ? { events: new KubeEventRecorder(acting, this.options.events) } : {}),
+      });
+    }
+  }
+
+  /** Declared cluster names, in baton.yaml's order. */
+  get names(): string[] {
+    return [...this.targets.keys()];
+  }
+
+  /** Records the instance's target (undefined: the agent's own cluster). */
+  assign(key: InstanceKey, cluster: string | undefined): void {
+    if (cluster === undefined) this.assigned.delete(keyOf(key));
+    else this.assigned.set(keyOf(key), cluster);
+  }
+
+  /** Whether the instance's target is known (assigned, or the own cluster by an instance file that names none). */
+  knows(key: InstanceKey): boolean {
+    return this.assigned.has(keyOf(key));
+  }
+
+  /** The instance's target cluster by name; undefined for the agent's own. */
+  clusterOf(key: InstanceKey): string | undefined {
+    return this.assigned.get(keyOf(key));
+  }
+
+  /** The client the instance's objects are applied with (fenced; a tenant's account impersonated). */
+  clientFor(key: InstanceKey): KubeClient {
+    const target = this.targetOf(key);
+    if (target === undefined) return this.options.ownClientFor(key);
+    const user = this.options.userOf?.(key);
+    if (user === undefined) return target.acting;
+    let c = target.users.get(user);
+    if (c === undefined) {
+      const base = new ClusterClient(target.decl, this.options, user);
+      c = { base, acting: this.options.fence?.(base) ?? base };
+      target.users.set(user, c);
+    }
+    return c.acting;
+  }
+
+  /** The client drift sweeps and dependency checks read the instance's cluster with (the agent's own account); undefined for the own cluster. */
+  readerFor(key: InstanceKey): KubeClient | undefined {
+    return this.targetOf(key)?.client;
+  }
+
+  close(): void {
+    for (const [name, t] of this.targets) this.closeTarget(name, t);
+  }
+
+  private targetOf(key: InstanceKey): Target | undefined {
+    const name = this.assigned.get(keyOf(key));
+    if (name === undefined) return undefined;
+    const target = this.targets.get(name);
+    // Assigned from an instance file whose cluster baton.yaml no longer declares: never fall back to another cluster.
+    if (target === undefined) throw new ClusterConfigError({ cluster: name, kubeconfig: 'not declared' }, `${keyOf(key)} targets cluster "${name}", which baton.yaml no longer declares`);
+    return target;
+  }
+
+  private storeOf(key: InstanceKey): CheckpointStore {
+    return this.targetOf(key)?.checkpoints ?? this.options.ownCheckpoints;
+  }
+
+  private eventsOf(key: InstanceKey): PlanEventSink | undefined {
+    try {
+      const target = this.targetOf(key);
+      return target === undefined ? this.options.ownEvents : target.events;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private closeTarget(name: string, t: Target): void {
+    void t.events?.flush(1000);
+    t.client.close();
+    for (const u of t.users.values()) u.base.close();
+    this.targets.delete(name);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Which cluster an instance targets, as pure rules over baton.yaml `clusters` and the instance file's
+ * `cluster:` (docs/clusters.md). An unknown name is a located problem, so validate, previews, `baton
+ * apply` and the agent's refusals show the same text, and nothing is done for the instance.
+ */
+import { problem, type Problem } from '../render/problems.js';
+import type { ClusterDecl } from '../render/schemas.js';
+
+/** How status, previews and logs name the agent's own cluster (instances without `cluster:`). */
+export const OWN_CLUSTER = 'own';
+
+export interface ClusterFacts {
+  file: string;
+  /** The instance file's `cluster:`, if any. */
+  cluster: string | undefined;
+  locate?: (path: (string | number)[]) => { line: number; column: number };
+}
+
+/** The names baton.yaml declares, in order. */
+export function clusterNames(clusters: readonly Pick<ClusterDecl, 'name'>[] | undefined): string[] {
+  return (clusters ?? []).map((c) => c.name);
+}
+
+/** The instance names a cluster baton.yaml declares (or none: the agent's own). */
+export function clusterViolations(clusters: readonly Pick<ClusterDecl, 'name'>[] | undefined, facts: ClusterFacts): Problem[] {
+  if (facts.cluster === undefined) return [];
+  const names = clusterNames(clusters);
+  if (names.includes(facts.cluster)) return [];
+  const expected = names.length === 0
+    ? 'baton.yaml declares no clusters: add it under `clusters:` or remove `cluster:` to use the agent\'s own cluster'
+    : `expected one of baton.yaml clusters: ${names.join(', ')} (or no \`cluster:\` for the agent's own cluster)`;
+  return [problem({
+    code: 'CLUSTER_UNKNOWN', file: facts.file, path: ['cluster'], ...(facts.locate?.(['cluster']) ?? { line: 1, column: 1 }),
+    message: `cluster "${facts.cluster}" is not declared in baton.yaml; ${expected}`,
+  })];
+}
+
+/** The declaration of a named cluster; undefined for the agent's own. */
+export function clusterDecl(clusters: readonly ClusterDecl[] | undefined, name: string | undefined): ClusterDecl | undefined {
+  return name === undefined ? undefined : clusters?.find((c) => c.name === name);
+}
