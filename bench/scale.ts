@@ -55,10 +55,20 @@ function smallFramework(): Record<string, string> {
 
 interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
 
-/** The agent's child processes (its template sandbox) by /proc's children lists. */
+/**
+ * The agent's template sandbox processes, by /proc's children lists (not the short-lived kubeconfig
+ * child at start, nor git: the sandbox is the child started with a heap limit).
+ */
 function childPids(pid: number | undefined): number[] {
   try {
-    return readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+    const all = readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+    return all.filter((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('--max-old-space-size');
+      } catch {
+        return false;
+      }
+    });
   } catch {
     return [];
   }
