@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/reliability/**/*.test.ts', 'test/shards/agents.test.ts'],
+    include: ['test/reliability/**/*.test.ts'],
     testTimeout: 900_000,
     hookTimeout: 120_000,
     fileParallelism: false,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -55,10 +55,20 @@ function smallFramework(): Record<string, string> {
 
 interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
 
-/** The agent's child processes (its template sandbox) by /proc's children lists. */
+/**
+ * The agent's template sandbox processes, by /proc's children lists (not the short-lived kubeconfig
+ * child at start, nor git: the sandbox is the child started with a heap limit).
+ */
 function childPids(pid: number | undefined): number[] {
   try {
-    return readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+    const all = readFileSync(`/proc/${pid ?? 0}/task/${pid ?? 0}/children`, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+    return all.filter((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('--max-old-space-size');
+      } catch {
+        return false;
+      }
+    });
   } catch {
     return [];
   }
@@ -78,6 +88,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const agentCount = numberArg(args, 'agents', 4);
   const concurrency = numberArg(args, 'concurrency', 16);
   const kill = !args.includes('--no-kill');
+  // `--heap-snapshot`: the last agent writes a V8 heap snapshot when 60% of the instances are COMPLETE
+  // (node --heapsnapshot-signal), into a directory kept after the run (its path is in the figures).
+  const heapDir = args.includes('--heap-snapshot') ? mkdtempSync(join(tmpdir(), 'baton-bench-heap-')) : undefined;
   // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
   // times its cores, a starved agent misses short deadlines and (rightly) stops.
   const leaseSeconds = numberArg(args, 'lease', 15);
@@ -123,7 +136,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       const proxy = await recordingProxy(url);
       proxies.push(proxy);
       const kubeconfig = proxy.kubeconfig(join(dir, `kubeconfig-${i}`));
-      const child = spawn(process.execPath, [cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
+      const child = spawn(process.execPath, [...(heapDir !== undefined ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []), cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
         '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
       { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com` }, stdio: ['ignore', 'ignore', 'pipe'] });
       const logs: string[] = [];
@@ -155,6 +168,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     };
     const deadline = Date.now() + 60 * 60_000;
     let reported = 0;
+    let heapTaken = false;
     for (;;) {
       const done = (await completed()).size;
       if (done >= n) break;
@@ -178,6 +192,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         snapshot = await completedSteps(client, keys);
       }
       takeoverMs ??= takeover();
+      if (heapDir !== undefined && !heapTaken && done >= n * 0.6) {
+        heapTaken = true;
+        agents[agents.length - 1]?.child.kill('SIGUSR2');
+      }
       await sleep(2000);
     }
     takeoverMs ??= takeover();
@@ -248,6 +266,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
       idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
+      ...(heapDir !== undefined ? { heapSnapshotDir: heapDir } : {}),
       loadAverageBefore: Math.round(loadBefore * 10) / 10,
       loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };

@@ -25,10 +25,19 @@ interface RawEntry { mode: string; path: string; oid: string; type: 'blob' | 'tr
  * Object access to one bare repository with ONE isomorphic-git cache shared by every reader
  * (DEPENDENCIES.md: 53 ms -> 1.6 ms per blob), plus a memo of parsed trees by oid (trees are immutable).
  */
+/**
+ * Tree entries the memo holds at most (about 100 bytes each): bounded by entries, not trees, because
+ * every status commit writes new directory trees as large as a namespace folder; at 10,000 instances
+ * a count of trees alone let it grow to hundreds of MiB. The least recently used trees go first.
+ */
+export const TREE_MEMO_ENTRIES = 100_000;
+
 export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
+  /** Parsed trees by oid, least recently used first (Map order). */
   private readonly trees = new Map<string, RawEntry[]>();
+  private treeEntries = 0;
   /** Root trees of commits written through this store (status commits build on each other). */
   private readonly commitTrees = new Map<string, string>();
 
@@ -45,8 +54,27 @@ export class ObjectStore {
 
   /** A tree just written: its entries need not be read back (sorted as readTree returns them). */
   rememberTree(oid: string, entries: readonly RawEntry[]): void {
-    if (this.trees.size > 50_000) this.trees.clear();
-    this.trees.set(oid, [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    this.memo(oid, [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  }
+
+  /** Entries the tree memo holds now (never more than TREE_MEMO_ENTRIES, but for one larger tree). */
+  get memoEntries(): number {
+    return this.treeEntries;
+  }
+
+  private memo(oid: string, entries: RawEntry[]): void {
+    const old = this.trees.get(oid);
+    if (old !== undefined) {
+      this.trees.delete(oid);
+      this.treeEntries -= old.length;
+    }
+    this.trees.set(oid, entries);
+    this.treeEntries += entries.length;
+    for (const [key, list] of this.trees) {
+      if (this.treeEntries <= TREE_MEMO_ENTRIES || key === oid) break;
+      this.trees.delete(key);
+      this.treeEntries -= list.length;
+    }
   }
 
   /** A commit just written and its root tree. */
@@ -57,12 +85,15 @@ export class ObjectStore {
 
   async readTree(oid: string): Promise<RawEntry[]> {
     const known = this.trees.get(oid);
-    if (known) return known;
+    if (known) {
+      // Most recently used now: moved to the end of the Map's order.
+      this.trees.delete(oid);
+      this.trees.set(oid, known);
+      return known;
+    }
     const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     const entries = tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
-    // Bounded: a repository with thousands of instance directories still fits; drop all when huge.
-    if (this.trees.size > 50_000) this.trees.clear();
-    this.trees.set(oid, entries);
+    this.memo(oid, entries);
     return entries;
   }
 

@@ -85,6 +85,8 @@ export interface AgentOptions {
   clientFor?: (key: InstanceKey) => KubeClient;
   /** Age keys and the cluster for an instance's encrypted values and valuesFrom. */
   valuesFor?: (key: InstanceKey) => ValuesContext;
+  /** How long a stop keeps trying to push status rejected under contention (default 30 s). */
+  shutdownPushMs?: number;
   /** The instances this agent may act on (a shard member's share, src/shards/); every instance when absent. */
   ownership?: InstanceOwnership;
   /**
@@ -186,6 +188,12 @@ export class Agent {
   private clusterValues = false;
   /** The ownership version the last pass decided with (a new one: look at every instance again). */
   private ownershipVersion: number | undefined;
+  /**
+   * A shard member's instances whose record is its own: it has been allowed to act on them since it read
+   * their status from the branch. Only these records are decided with; an instance that becomes the
+   * member's to act on is read again from the branch (its previous owner pushed before letting go).
+   */
+  private readonly held = new Set<string>();
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -195,10 +203,12 @@ export class Agent {
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
       ...(options.fence ? { fence: options.fence } : {}),
+      onGiveUp: (err, retryInMs) => this.log('warn', `status push: ${errorMessage(err)}; trying again in ${retryInMs} ms`),
       // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
       onDropped: (count) => {
         this.log('warn', `dropped ${count} unpushed status commits: an agent with a newer lease term wrote status meanwhile`);
         this.statuses.clear();
+        this.held.clear();
         this.statusesLoaded = false;
         this.lastCommit = undefined;
       },
@@ -274,6 +284,7 @@ export class Agent {
     await this.loadOwnedStatuses(owned);
     const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
     const desired = mine(scanned, owned?.snapshot);
+    this.hold(desired.keys());
     await this.noteContent(commit, tree);
     await this.noteTargets(tree, desired, scanned);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
@@ -427,7 +438,7 @@ export class Agent {
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
-    for (const id of [...keys].filter((k) => this.mayAct(k))) {
+    for (const id of [...keys].filter((k) => this.mayAct(k) && this.holdsRecord(k))) {
       // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
       if (this.workers.has(id)) continue;
       const previous = this.statuses.get(id);
@@ -462,7 +473,7 @@ export class Agent {
    * known (a restart with a refused tip), against what each instance's status says was last acted on.
    */
   private async instancesChangedBy(refused: string, verified: string | undefined): Promise<NonNullable<Agent['refused']>> {
-    await this.loadStatuses(this.options.ownership?.snapshot());
+    await this.loadStatuses();
     const refusedDesired = await scanDesired(await this.store.at(refused), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
     const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
@@ -528,10 +539,14 @@ export class Agent {
     }
   }
 
-  /** Waits for running workers, pushes pending status. */
+  /**
+   * Waits for running workers, pushes pending status: under contention (shard members pushing to the
+   * same branch) a rejected push is tried again for up to `shutdownPushMs`, so that a graceful stop
+   * leaves nothing unpushed behind (a shard member's next process discards what it finds).
+   */
   async drain(): Promise<void> {
     await Promise.all([...this.workers.values()].map((w) => w.done));
-    await this.writer.flush();
+    await this.writer.settle(this.options.shutdownPushMs ?? 30_000);
   }
 
   /** Instances waiting for a free worker slot (the queue-depth metric). */
@@ -781,34 +796,52 @@ export class Agent {
     return { snapshot, changed };
   }
 
-  /** The statuses a shard member's pass decides with: its share, with the instances handed to it read from the branch. */
+  /** The statuses a pass decides with: every instance's for one agent; a shard member's held share (see loadHandedOver). */
   private async loadOwnedStatuses(owned: { snapshot: OwnershipSnapshot; changed: boolean } | undefined): Promise<void> {
-    await this.loadStatuses(owned?.snapshot);
-    if (owned?.changed === true) await this.loadHandedOver(owned.snapshot);
+    if (owned === undefined) await this.loadStatuses();
+    else if (owned.changed) await this.loadHandedOver(owned.snapshot);
   }
 
-  /** The status files the agent wrote before (possibly another agent, before a restart); a shard member's share only. */
-  private async loadStatuses(owned: OwnershipSnapshot | undefined): Promise<void> {
-    if (this.statusesLoaded) return;
+  /** The status files the agent wrote before (possibly another agent, before a restart); one agent alone. */
+  private async loadStatuses(): Promise<void> {
+    if (this.statusesLoaded || this.options.ownership !== undefined) return;
     this.statusesLoaded = true;
     const ref = trackingRef(this.options.statusBranch ?? this.options.branch);
     const pending = await this.options.mirror.revParse(this.writer.pendingRef);
     const tip = pending ?? (await this.options.mirror.revParse(ref));
     if (tip === undefined) return;
-    const want = owned === undefined ? () => true : (id: string): boolean => owned.claims(id);
-    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+    for (const status of await readStatusFiles(await this.store.at(tip), () => true, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
   }
 
   /**
-   * Instances handed to this shard member since it last looked: their status is what their previous
-   * owner pushed (it pushes before letting go), read from the branch just fetched. The ones it held
-   * all along keep the record it wrote (perhaps still queued).
+   * Instances this shard member may act on now and did not hold: their status is what their previous
+   * owner pushed (it pushes before letting go; a lost owner's missing transitions are derived from the
+   * checkpoint), read from the branch fetched after the ownership snapshot. A status read earlier, while
+   * the instance was this member's by its own view but still another's to act on, is stale and is
+   * replaced: deciding with it would record that owner's transitions a second time. Instances held all
+   * along keep the record this member wrote (perhaps still queued).
    */
   private async loadHandedOver(owned: OwnershipSnapshot): Promise<void> {
     const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
+    const want = (id: string): boolean => owned.mayAct(id) && !this.held.has(id);
+    for (const id of [...this.statuses.keys()]) if (want(id)) this.statuses.delete(id);
     if (tip === undefined) return;
-    const want = (id: string): boolean => owned.claims(id) && !this.statuses.has(id);
-    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) this.statuses.set(keyString(status.instance), status);
+    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) {
+      const id = keyString(status.instance);
+      this.statuses.set(id, status);
+      this.held.add(id);
+    }
+  }
+
+  /** A shard member's instances to act on this pass: their records were read (or they have none yet); from now on its record is theirs. */
+  private hold(ids: Iterable<string>): void {
+    if (this.options.ownership === undefined) return;
+    for (const id of ids) this.held.add(id);
+  }
+
+  /** Whether this agent decides with its own record of the instance (always, unless it is a shard member that has not read it yet). */
+  private holdsRecord(id: string): boolean {
+    return this.options.ownership === undefined || this.held.has(id);
   }
 
   /**
@@ -823,6 +856,7 @@ export class Agent {
     await Promise.all(leaving.map(([, w]) => w.done));
     await this.writer.flush();
     if (leaving.length > 0) this.log('info', `let go of ${leaving.length} instances`);
+    for (const id of [...this.held]) if (!keep(id)) this.held.delete(id);
     for (const id of [...this.statuses.keys()]) if (!keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
     for (const slot of [...this.slotsStarted]) if (!keep(slot.slice(0, slot.lastIndexOf('@')))) this.slotsStarted.delete(slot);
   }

@@ -52,7 +52,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     else io.log('warn', `baton.yaml is invalid, using defaults: ${loaded.problems.map((p) => p.message).join('; ')}`);
   }
   const settings = withRepositorySettings(base, decl, explicit);
-  const clientOptions = { ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}) };
+  // apart: client-node resolves the kubeconfig in a child process and never loads into the long-running agent (its memory).
+  const clientOptions = { ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}), ...(settings.context ? { context: settings.context } : {}), apart: true };
   const client = await createKubeClient(clientOptions);
   const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();

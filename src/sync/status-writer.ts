@@ -5,6 +5,11 @@
  * every commit's trailers describe one transition of one instance. Pushes are safe. A rejected push fetches, replays the unpushed status commits on the
  * new tip and retries with backoff: never a force-push. Unpushed commits are kept under a ref in the
  * agent's persistent bare clone, so a restarted agent pushes them: no transition goes missing.
+ *
+ * A flush that still could not push (rejected on every attempt while several shard members push to the
+ * branch, the remote unreachable) keeps its commits pending and tries again on its own after a pause
+ * that doubles up to a cap: nothing waits for another transition or an idle poll to be pushed, and what
+ * arrives meanwhile goes with that push (still one commit per transition).
  */
 import git from 'isomorphic-git';
 import * as fs from 'node:fs';
@@ -14,7 +19,7 @@ import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/tra
 import type { ObjectStore } from '../git/tree.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
-import type { Fence } from '../fencing/index.js';
+import { FenceLostError, type Fence } from '../fencing/index.js';
 
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
 /** The lease term of the leader that wrote a status commit (absent without leader election). */
@@ -43,6 +48,12 @@ export interface StatusWriterOptions {
   maxAttempts?: number;
   /** First retry delay; doubles each attempt, with jitter (default 100 ms). */
   backoffMs?: number;
+  /** First pause before a flush that could not push is tried again on its own; doubles up to `retryMaxMs` (default 1000 ms). */
+  retryMs?: number;
+  /** Longest pause between such tries (default 30 s). */
+  retryMaxMs?: number;
+  /** Called when a flush could not push and will be tried again (logs). */
+  onGiveUp?: (err: unknown, retryInMs: number) => void;
   /** Called on each rejected push (metrics). */
   onRetry?: (attempt: number) => void;
   /**
@@ -76,8 +87,14 @@ export class StatusWriter {
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private mayHaveUnpushed = true;
+  /** The next try of a flush that could not push, and the pause before it. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelayMs = 0;
+  private closed = false;
   commits = 0;
   pushes = 0;
+  /** Flushes that could not push everything and were tried again later. */
+  deferred = 0;
 
   constructor(private readonly options: StatusWriterOptions) {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
@@ -95,14 +112,58 @@ export class StatusWriter {
   /** Commits everything queued and pushes it (with a previous agent's leftovers). */
   flush(): Promise<void> {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
     const run = this.chain.then(async () => {
       const updates = this.queued;
       this.queued = [];
       if (updates.length > 0) await this.commitAll(updates);
       await this.push();
     });
-    this.chain = run.catch(() => undefined);
+    this.chain = run.then(() => { this.retryDelayMs = 0; }, (err: unknown) => this.retryLater(err));
     return run;
+  }
+
+  /**
+   * Flushes until nothing is pending (a shutdown): a flush that could not push is tried again after the
+   * same growing pauses until `withinMs` has passed; then its error is thrown and the commits stay queued.
+   */
+  async settle(withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    for (let pause = this.options.retryMs ?? 1000; ; pause = Math.min(pause * 2, this.options.retryMaxMs ?? 30_000)) {
+      try {
+        await this.flush();
+        return;
+      } catch (err) {
+        if (err instanceof FenceLostError || Date.now() + pause > deadline) throw err;
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+
+  /** Whether status commits wait to be pushed (queued, or committed and not yet on the branch). */
+  get pending(): boolean {
+    return this.queued.length > 0 || this.mayHaveUnpushed;
+  }
+
+  /**
+   * A flush failed with commits still pending: flush again after a pause (doubling, capped, with
+   * jitter), unless another flush comes first or the writer is closed.
+   */
+  private retryLater(err: unknown): void {
+    // A fence that is lost stays lost: this agent pushes nothing more (its successor records from the checkpoints).
+    if (this.closed || !this.pending || err instanceof FenceLostError) return;
+    const base = this.options.retryMs ?? 1000;
+    this.retryDelayMs = Math.min(this.options.retryMaxMs ?? 30_000, this.retryDelayMs === 0 ? base : this.retryDelayMs * 2);
+    const delay = Math.round(this.retryDelayMs * (0.75 + Math.random() * 0.5));
+    this.deferred += 1;
+    this.options.onGiveUp?.(err, delay);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.flush().catch(() => undefined);
+    }, delay);
+    // A pending retry alone keeps no process alive (a one-shot run ends; its commits stay queued for the next start).
+    this.retryTimer.unref();
   }
 
   /**
@@ -110,12 +171,14 @@ export class StatusWriter {
    * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
    */
   flushIfPending(): Promise<void> {
-    return this.queued.length > 0 || this.mayHaveUnpushed ? this.flush() : Promise.resolve();
+    return this.pending ? this.flush() : Promise.resolve();
   }
 
-  /** Stops the coalescing timer (call flush() first to keep queued updates). */
+  /** Stops the coalescing timer and the retries (call flush() first to keep queued updates). */
   close(): void {
+    this.closed = true;
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
   }
 
   get queuedCount(): number {

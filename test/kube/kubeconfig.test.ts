@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfigError } from '../../src/kube/errors.js';
@@ -69,6 +71,36 @@ describe('kubeconfig loading', () => {
     const kube = await createKubeClient({ kubeconfigPath: main });
     expect(kube.defaultNamespace).toBe('team-a');
     expect((await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'c' }))?.metadata.name).toBe('c');
+    scope.done();
+    kube.close();
+  });
+
+  it('GIVEN a kubeconfig with fixed credentials WHEN an agent\'s client is made THEN client-node never loads into the process (its generated API holds about 70 MiB of RSS): a child process resolves it', async () => {
+    // A process whose module loader refuses client-node: only the resolver's own child may load it.
+    const refuse = `export async function resolve(s, c, next) { if (s.startsWith('@kubernetes/client-node')) throw new Error('client-node loaded in this process'); return next(s, c); }`;
+    const hook = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${refuse}`)});`;
+    const client = join(import.meta.dirname, '..', '..', 'src', 'kube', 'http-client.ts');
+    const script = `const { createKubeClient } = await import(${JSON.stringify(client)}); const k = await createKubeClient({ kubeconfigPath: process.argv[1], apart: true }); process.stdout.write(k.defaultNamespace); k.close();`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', hook, '--input-type=module', '-e', script, main], { cwd: join(import.meta.dirname, '..', '..') });
+    expect(stdout).toBe('team-a');
+  });
+
+  it('GIVEN the in-cluster service account token file WHEN an agent\'s client is made THEN the token is read from the file by the agent (no client-node in the process)', async () => {
+    const token = join(dir, 'token');
+    writeFileSync(token, 'file-token\n');
+    const file = join(dir, 'token-config');
+    writeFileSync(file, `
+apiVersion: v1
+kind: Config
+current-context: in
+clusters: [{ name: c, cluster: { server: "http://127.0.0.1:7005" } }]
+users: [{ name: u, user: { auth-provider: { name: tokenFile, config: { tokenFile: ${JSON.stringify(token)} } } } }]
+contexts: [{ name: in, context: { cluster: c, user: u, namespace: ops } }]
+`);
+    const scope = nock('http://127.0.0.1:7005', { reqheaders: { authorization: 'Bearer file-token' } }).get('/api/v1').reply(200, CORE, JSON_TYPE);
+    const kube = await createKubeClient({ kubeconfigPath: file, apart: true });
+    expect(kube.defaultNamespace).toBe('ops');
+    await kube.resourceFor('v1', 'ConfigMap');
     scope.done();
     kube.close();
   });

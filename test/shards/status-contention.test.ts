@@ -2,7 +2,8 @@
  * Four shard members' status writers push to one branch at once (a bare repository behind git's smart
  * HTTP server): every transition of every member reaches the branch exactly once, in each member's
  * order, and nothing anyone pushed is lost (pushes are never forced: rejected ones are rebuilt on the
- * new tip and retried; what is still rejected after the attempts stays queued for the next flush).
+ * new tip and retried; what is still rejected after the attempts stays queued and is tried again on its
+ * own, after growing pauses; a stopping writer keeps trying within its shutdown time).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { GitMirror, ObjectStore } from '../../src/git/index.js';
 import { StatusWriter, type StatusUpdate } from '../../src/sync/status-writer.js';
 import { summaryOf, trailersOf, type Transition } from '../../src/sync/trailers.js';
 import { gitAsync, gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer } from '../helpers/git-server.js';
+import { until } from '../helpers/wait.js';
 
 const MEMBERS = 4;
 const ROUNDS = 6;
@@ -37,6 +39,25 @@ describe('status commits of four members racing to one branch', () => {
     await server.close();
     sandbox.cleanup();
   });
+
+  /** A mirror whose first `losses` pushes each lose the race to another member (its commit lands just before). */
+  const contended = async (dir: string, losses: number): Promise<GitMirror> => {
+    const origin = join(server.root, 'ops.git');
+    class Contended extends GitMirror {
+      override async push(sha: string, branch: string): Promise<void> {
+        if (losses-- > 0) {
+          const tip = (await gitAsync(sandbox.env, origin, 'rev-parse', branch)).trim();
+          const theirs = (await gitAsync(sandbox.env, origin, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', `another member ${losses}`)).trim();
+          await gitAsync(sandbox.env, origin, 'update-ref', `refs/heads/${branch}`, theirs, tip);
+        }
+        return super.push(sha, branch);
+      }
+    }
+    const mirror = new Contended({ dir: join(sandbox.dir, dir), remote: { url: server.url('ops.git'), auth: { kind: 'none' } }, env: sandbox.env });
+    await mirror.init();
+    await mirror.fetch('main');
+    return mirror;
+  };
 
   it(`GIVEN ${MEMBERS} writers WHEN each commits and pushes ${ROUNDS} rounds at the same time THEN all ${MEMBERS * ROUNDS} commits are on the branch once, in each writer's order`, async () => {
     const writers = await Promise.all(Array.from({ length: MEMBERS }, async (_, m) => {
@@ -78,4 +99,43 @@ describe('status commits of four members racing to one branch', () => {
     expect(pushes).toBeGreaterThanOrEqual(MEMBERS);
     console.log(`status contention: ${MEMBERS * ROUNDS} commits in ${pushes} pushes, ${retries} flushes that gave up and were retried`);
   }, 120_000);
+
+  it('GIVEN a writer whose pushes are rejected more often than its attempts WHEN nothing else flushes it THEN it tries again on its own until every transition is on the branch, one commit each', async () => {
+    const origin = join(server.root, 'ops.git');
+    const mirror = await contended('contended', 9);
+    const gaveUp: number[] = [];
+    const writer = new StatusWriter({
+      mirror, store: new ObjectStore(mirror.dir), branch: 'main', author: { name: 'contended', email: 'c@example.com' },
+      coalesceMs: 5, backoffMs: 1, maxAttempts: 4, retryMs: 20, onGiveUp: (_err, delay) => gaveUp.push(delay),
+    });
+    try {
+      // Transitions submitted as an agent's workers do: the coalescing timer flushes them, nobody awaits it.
+      writer.submit(update(9, 0));
+      writer.submit(update(9, 1));
+      const subjects = async (): Promise<string[]> => (await gitAsync(sandbox.env, origin, 'log', '--format=%s', 'main')).split('\n').filter((x) => x.includes('(member 9 '));
+      await until(async () => (await subjects()).length >= 2, 90_000, 'both transitions on the branch', 50);
+      // A transition arriving while the retries go on joins the next push.
+      writer.submit(update(9, 2));
+      await until(async () => (await subjects()).length >= 3, 90_000, 'the third on the branch', 50);
+      expect((await subjects()).reverse().map((x) => x.slice(x.indexOf('(member')))).toEqual(['(member 9 round 0)', '(member 9 round 1)', '(member 9 round 2)']);
+      expect(gaveUp.length).toBeGreaterThanOrEqual(2);
+      await until(() => !writer.pending, 30_000, 'nothing left pending');
+    } finally {
+      writer.close();
+    }
+  }, 240_000);
+
+  it('GIVEN a stopping writer whose pushes keep being rejected WHEN it settles THEN it keeps trying (within its time) until nothing is left unpushed', async () => {
+    const origin = join(server.root, 'ops.git');
+    const mirror = await contended('settling', 7);
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author: { name: 'settling', email: 's@example.com' }, coalesceMs: 5, backoffMs: 1, maxAttempts: 3, retryMs: 10 });
+    try {
+      writer.submit(update(8, 0));
+      await writer.settle(120_000);
+      expect(writer.pending).toBe(false);
+      expect((await gitAsync(sandbox.env, origin, 'log', '--format=%s', 'main')).split('\n').filter((x) => x.includes('(member 8 '))).toHaveLength(1);
+    } finally {
+      writer.close();
+    }
+  }, 240_000);
 });

@@ -1,0 +1,93 @@
+/**
+ * An instance changing hands between two shard members (in one process, ownership driven by the
+ * test): the new owner must decide with the record its previous owner pushed when it let go, not with
+ * a status file it read earlier, while the instance was its by its own view but still the other's to
+ * act on. A stale record derives transitions the previous owner already recorded: they would land twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { Renderer } from '../../src/render/index.js';
+import type { Agent } from '../../src/sync/agent.js';
+import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/ownership.js';
+import { gitAsync } from '../helpers/git-server.js';
+import { checkHistory } from '../helpers/transitions.js';
+import { until } from '../helpers/wait.js';
+import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+
+/** Ownership the test sets: which instances the member claims by its view, and which it may act on. */
+class SetOwnership implements InstanceOwnership {
+  version = 0;
+  private claimed = new Set<string>();
+  private acting = new Set<string>();
+  set(claims: readonly string[], acts: readonly string[]): void {
+    this.claimed = new Set(claims);
+    this.acting = new Set(acts);
+    this.version += 1;
+  }
+  mayAct(id: string): boolean {
+    return this.acting.has(id);
+  }
+  snapshot(): OwnershipSnapshot {
+    const { version, claimed, acting } = this;
+    return { version, claims: (id) => claimed.has(id), mayAct: (id) => acting.has(id) };
+  }
+}
+
+describe('an instance handed from one shard member to another', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  const agents: Agent[] = [];
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    client = await createKubeClient({ url: world.cluster.url });
+    renderer = new Renderer();
+    for (const [path, text] of Object.entries(gatedFramework())) world.user.write(path, text);
+    world.user.write('instances/shop/slow.yaml', [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n'));
+    world.user.commit('one gated instance');
+    await world.user.push();
+  });
+  afterAll(async () => {
+    for (const a of agents) await a.stop();
+    await renderer.close();
+    client.close();
+    await world.stop();
+  });
+
+  const events = async (): Promise<string[]> =>
+    (await gitAsync(world.sandbox.env, world.origin, 'log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly)', 'main')).split('\n').filter((e) => e !== '');
+
+  it('GIVEN the new owner read the status while the old owner still ran the plan WHEN the old owner completes and lets go THEN the new owner records nothing again', async () => {
+    const id = 'shop/slow';
+    const ownA = new SetOwnership();
+    const ownB = new SetOwnership();
+    // A acts on the instance; B's own view already gives it to B, but A's published view still holds it.
+    ownA.set([id], [id]);
+    ownB.set([id], []);
+    const a = testAgent(mirrorOf(world, 'agent-a'), client, renderer, { ownership: ownA, author: { name: 'Agent a', email: 'a@example.com' } });
+    const b = testAgent(mirrorOf(world, 'agent-b'), client, renderer, { ownership: ownB, author: { name: 'Agent b', email: 'b@example.com' } });
+    agents.push(a, b);
+    await a.start();
+    await b.start();
+
+    // A starts the plan; phase one completes and reaches Git; the plan waits on phase two's gate.
+    await a.pass({ wait: false });
+    await until(async () => (await events()).includes('phase-complete'), 60_000, 'phase one recorded', 100);
+    // B polls meanwhile: the instance is not yet its to act on.
+    expect((await b.pass()).reports).toEqual([]);
+
+    // A completes the plan, then lets go of the instance (pushing its status); B may act on it now.
+    await releaseGate(client, 'shop', 'gate-slow');
+    await until(async () => (await new ConfigMapCheckpointStore(client).load({ namespace: 'shop', name: 'slow' }))?.checkpoint.active?.state.status === 'COMPLETE', 60_000, 'the plan COMPLETE', 100);
+    ownA.set([], []);
+    await a.release(() => false);
+    ownB.set([id], [id]);
+    await b.pass();
+
+    const history = checkHistory(world.sandbox.env, world.origin);
+    expect(history.defects).toEqual([]);
+    expect(await events()).toEqual(['plan-started', 'phase-complete', 'phase-complete', 'plan-complete']);
+  });
+});
