@@ -48,14 +48,14 @@ function app(range = '^1.0.0'): Record<string, string> {
       '  - { name: main, kind: Apply, resources: [app.yaml.ejs] }',
       ...plans(['{ name: db, tasks: [db] }', '{ name: main, tasks: [main] }']), '',
     ].join('\n'),
-    [`${dir}/params.yaml`]: '- { name: DB_SIZE, type: integer, default: 1 }\n',
-    [`${dir}/templates/db.yaml.ejs`]: 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nmetadata:\n  name: <%= instance.name %>-db\nparams:\n  SIZE: <%= params.DB_SIZE %>\n',
+    [`${dir}/params.yaml`]: '- { name: DB_SIZE, type: integer, default: 1 }\n- { name: WITH_DB, type: boolean, default: true }\n',
+    [`${dir}/templates/db.yaml.ejs`]: '<% if (params.WITH_DB) { -%>\napiVersion: baton.dev/v1alpha1\nkind: Instance\nmetadata:\n  name: <%= instance.name %>-db\nparams:\n  SIZE: <%= params.DB_SIZE %>\n<% } -%>\n',
     [`${dir}/templates/app.yaml.ejs`]: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  db: <%= instance.name %>-db-store\n',
   };
 }
 
-const repo = (ns: string, size: unknown, range?: string): MemoryTree =>
-  new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)} }\n` });
+const repo = (ns: string, size: unknown, range?: string, withDb = true): MemoryTree =>
+  new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)}, WITH_DB: ${withDb} }\n` });
 
 async function run(tree: MemoryTree, ns: string, removed = false): Promise<ReconcileResult> {
   const source = await loadInstanceSource(tree, `instances/${ns}/shop.yaml`, renderer, removed ? { removed: true } : {}, { values: { cluster: client } });
@@ -112,6 +112,18 @@ describe('Instance tasks', () => {
     expect(errors[0]?.message).toContain('has no version in ^3.0.0 (available: 1.0.0, 1.2.0, 2.0.0)');
     const result = await run(tree, ns);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_FRAMEWORK_UNKNOWN');
+  });
+
+  it('GIVEN an Instance template that renders nothing WHEN deployed and removed THEN no child is created and the parent completes', async () => {
+    const ns = `child-${++seq}`;
+    const result = await run(repo(ns, 2, undefined, false), ns);
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    const step = result.kind === 'ran' ? result.execution.run.phases[0]?.steps.find((s) => s.name === 'db') : undefined;
+    expect(step?.state.status).toBe('COMPLETE');
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await cm(ns, 'shop')).toBeDefined();
+    const removed = await run(repo(ns, 2, undefined, false), ns, true);
+    expect(removed.kind === 'removed' && removed.report.deleted.filter((d) => d.startsWith('Instance'))).toEqual([]);
   });
 
   it('GIVEN frameworks that install each other WHEN validated THEN CHILD_CYCLE names the path', async () => {
