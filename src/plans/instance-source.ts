@@ -117,7 +117,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     tree,
     parent: { namespace: inst.value.namespace, name: inst.value.name, file: inst.value.file },
     load: (childTree, file, childExtras) => loadInstanceSource(childTree, file, renderer, childExtras, options),
-    reconcile: (child) => reconcileSource(cluster, child),
+    reconcile: (child, onEvent) => reconcileSource(cluster, child, onEvent),
     lifecycleChildren: () => lifecycle((p) => p.phases.flatMap((ph) => ph.steps.flatMap((s) => s.children ?? []))),
     now: () => new Date(),
   }) : undefined;

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { loadInstanceSource, reconcileSource } from '../../src/plans/instance-source.js';
 import type { ReconcileResult } from '../../src/plans/reconcile.js';
+import type { EngineEvent, EventListener } from '../../src/plans/events.js';
+import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import { MemoryTree, Renderer, validateRepository } from '../../src/render/index.js';
 import { bestVersion } from '../../src/compose/children/range.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
@@ -57,12 +59,17 @@ function app(range = '^1.0.0'): Record<string, string> {
 const repo = (ns: string, size: unknown, range?: string, withDb = true): MemoryTree =>
   new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)}, WITH_DB: ${withDb} }\n` });
 
-async function run(tree: MemoryTree, ns: string, removed = false): Promise<ReconcileResult> {
+async function run(tree: MemoryTree, ns: string, removed = false, onEvent?: EventListener): Promise<ReconcileResult> {
   const source = await loadInstanceSource(tree, `instances/${ns}/shop.yaml`, renderer, removed ? { removed: true } : {}, { values: { cluster: client } });
-  return reconcileSource(client, source);
+  return reconcileSource(client, source, onEvent);
 }
 
 const cm = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name }))?.['data'] as Record<string, string> | undefined;
+
+const stepMessage = (cp: Checkpoint): string | undefined => {
+  const step = cp.active?.phases[0]?.steps.find((st) => st.name === 'db');
+  return step && 'message' in step.state ? step.state.message : undefined;
+};
 
 let seq = 0;
 describe('Instance tasks', () => {
@@ -90,6 +97,24 @@ describe('Instance tasks', () => {
     expect(await cm(ns, 'shop-db-store')).toBeUndefined();
     expect(await cm(ns, 'shop')).toBeUndefined();
     expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+  });
+
+  it('GIVEN a parent step running its child WHEN it runs THEN the step says it waits on the child and what the child does, in its checkpoint and as step-waiting events', async () => {
+    const ns = `child-${++seq}`;
+    const events: EngineEvent[] = [];
+    const result = await run(repo(ns, 2), ns, false, (e) => events.push(e));
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    const waits = events.flatMap((e) => (e.type === 'step-waiting' && e.instance.name === 'shop' ? [`${e.step} ${e.object}: ${e.message}`] : []));
+    const about = `db Instance ${ns}/shop-db: child instance (framework store 1.2.0; baton plan status ${ns}/shop-db)`;
+    expect(waits).toEqual([
+      `${about}: checking whether a plan must run`,
+      `${about}: its deploy plan started`,
+      `${about}: its deploy plan: step main/main`,
+      `${about}: checking its health`,
+    ]);
+    // The parent's checkpoint said so while the child ran (a checkpoint event per progress report).
+    const messages = events.flatMap((e) => (e.type === 'checkpoint' && e.instance.name === 'shop' ? [stepMessage(e.checkpoint)] : []));
+    expect(messages).toContain(`waiting on Instance ${ns}/shop-db: child instance (framework store 1.2.0; baton plan status ${ns}/shop-db): its deploy plan: step main/main`);
   });
 
   it('GIVEN child parameters the child framework refuses WHEN deployed THEN the parent fails with CHILD_INVALID naming the child and the problem, and no child is created', async () => {
