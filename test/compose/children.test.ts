@@ -137,6 +137,24 @@ describe('Instance tasks', () => {
     expect(errors[0]?.message).toContain('has no version in ^3.0.0 (available: 1.0.0, 1.2.0, 2.0.0)');
     const result = await run(tree, ns);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_FRAMEWORK_UNKNOWN');
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+  });
+
+  it('GIVEN a child framework that does not exist WHEN validated or deployed THEN CHILD_FRAMEWORK_UNKNOWN names it, the parent step fails and no child is created', async () => {
+    const ns = `child-${++seq}`;
+    const files = { ...store('1.0.0'), ...app(), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\n` };
+    const key = 'frameworks/app/1.0.0/framework.yaml';
+    files[key] = files[key]!.replace('framework: store,', 'framework: nosuch,');
+    const tree = new MemoryTree(files);
+    const report = await validateRepository(tree, renderer);
+    const error = report.problems.find((p) => p.code === 'CHILD_FRAMEWORK_UNKNOWN');
+    expect([error?.file, error?.message]).toEqual([key, 'Instance task db: framework "nosuch" does not exist under frameworks/']);
+    const result = await run(tree, ns);
+    const failed = result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error : undefined;
+    expect(failed?.code).toBe('CHILD_FRAMEWORK_UNKNOWN');
+    expect(failed?.message).toContain(`child instance ${ns}/shop-db (Instance task db, framework nosuch ^1.0.0)`);
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await cm(ns, 'shop')).toBeUndefined();
   });
 
   it('GIVEN an Instance template that renders nothing WHEN deployed and removed THEN no child is created and the parent completes', async () => {

@@ -146,6 +146,9 @@ describe('dependsOn problems are located refusals', () => {
     const errors = report.problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => [p.code, p.file, p.line])).toEqual([['DEPENDENCY_FORBIDDEN', 'instances/team-a/app.yaml', 6]]);
     expect(errors[0]?.message).toContain('tenant team-a may not depend on platform/zk');
+    // The engine (agent, baton apply) refuses it the same way, located, before anything runs; team-b may.
+    expect(await engineProblems(tree, 'instances/team-a/app.yaml')).toEqual([expect.stringContaining('DEPENDENCY_FORBIDDEN')]);
+    expect((await loadInstanceSource(tree, 'instances/team-b/app.yaml', renderer)).instance.name).toBe('app');
   });
 
   it('GIVEN a change adding three dependent instances WHEN previewed THEN the order and what waits on what are shown', async () => {
