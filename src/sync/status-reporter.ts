@@ -9,7 +9,7 @@ import type { EngineEvent } from '../plans/events.js';
 import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
-import { buildStatus, formatStatus, statusPath, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
+import { buildStatus, formatStatus, statusPath, type ParentStatus, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 
@@ -42,6 +42,8 @@ export interface ReporterContext {
   live?: () => { health?: HealthSection; drift?: DriftSection };
   /** Set while the instance is suspended (`suspend: true`). */
   suspended?: SuspendedStatus;
+  /** A child instance (Instance task): its parent, in every status written. */
+  parent?: ParentStatus;
 }
 
 /**
@@ -213,6 +215,7 @@ export class StatusReporter {
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),
+      ...(this.ctx.parent ? { parent: this.ctx.parent } : {}),
       ...(this.ctx.live?.() ?? {}),
     });
     this.records.set(this.ctx.key, status);

@@ -36,6 +36,25 @@ export interface ChildSource extends DependencySource {
   framework: { version: string };
 }
 
+/** A child as an observer sees it: its key, framework, and the parent task that renders it. */
+export interface ChildIdentity {
+  key: { namespace: string; name: string };
+  framework: { name: string; version: string };
+  parent: { namespace: string; name: string };
+  task: string;
+  /** Values to mask in anything recorded about the child (its own and the parent's). */
+  sensitiveValues: readonly string[];
+}
+
+/**
+ * Watches one child's reconcile: its engine events, then its result (the agent writes the child's own
+ * status file and history from them, as for an instance with a file).
+ */
+export interface ChildObserver {
+  onEvent: EventListener;
+  done: (result: ReconcileResult) => Promise<void>;
+}
+
 export interface ChildRunnerDeps<S extends ChildSource> {
   client: KubeClient;
   tree: FileTree;
@@ -46,6 +65,8 @@ export interface ChildRunnerDeps<S extends ChildSource> {
   /** The children the parent's lifecycle plans (deploy, update, upgrade) render now. */
   lifecycleChildren: () => Promise<RenderedChild[]>;
   now: () => Date;
+  /** Called for each child before it is reconciled (run or removal); absent: nobody watches. */
+  observe?: (child: ChildIdentity) => ChildObserver | undefined;
 }
 
 /**
@@ -79,6 +100,9 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     return { tree, file, version: resolved.version };
   };
 
+  const observe = (c: RenderedChild, source: S): ChildObserver | undefined =>
+    deps.observe?.({ key: { namespace: ns, name: c.name }, framework: { name: c.framework, version: source.framework.version }, parent: { namespace: ns, name: deps.parent.name }, task: c.task, sensitiveValues: source.sensitiveValues });
+
   const load = async (c: RenderedChild, extras: DesiredExtras): Promise<S> => {
     const { tree, file } = await childTree(c);
     try {
@@ -99,10 +123,13 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     const report = (message: string): void => {
       reported = reported.then(() => onProgress(object, `${about}: ${message}`)).catch(() => undefined);
     };
+    const observer = observe(c, source);
     const result = await deps.reconcile(source, (e) => {
+      observer?.onEvent(e);
       if (e.type === 'plan-started') report(`its ${e.plan} plan ${e.resumed ? 'resumed' : 'started'}`);
       else if (e.type === 'step-started' && e.attempt === 0) report(`its ${e.plan} plan: step ${e.phase}/${e.step}`);
     });
+    await observer?.done(result);
     await reported;
     if (result.kind === 'refused') throw new ChildError('CHILD_FAILED', `${label(c)} was refused: ${result.refusal.code}: ${result.refusal.message}`, objectOf(c));
     if (result.kind === 'ran' && result.execution.outcome !== 'complete') {
@@ -130,7 +157,10 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
         if (seen.has(c.name)) continue;
         seen.add(c.name);
         if ((await store.load({ namespace: ns, name: c.name })) === undefined) continue;
-        const result = await deps.reconcile(await load(c, { removed: true }));
+        const source = await load(c, { removed: true });
+        const observer = observe(c, source);
+        const result = await deps.reconcile(source, observer?.onEvent);
+        await observer?.done(result);
         if (result.kind !== 'removed' || result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete')) {
           throw new ChildError('CHILD_FAILED', `${label(c)} could not be removed`, objectOf(c));
         }
