@@ -241,6 +241,11 @@ class Execution_ {
           return { kind: 'superseded' };
         }
         if (step.pipes !== undefined && this.o.pipes) this.plan = await this.o.pipes(step.pipes);
+        // A step with children and nobody to run them (an instance loaded without a cluster) must not
+        // complete as if they existed.
+        if (step.children !== undefined && step.children.length > 0 && !this.o.children) {
+          throw new BatonError('CHILD_NO_CLUSTER', `step ${phase.name}/${step.name} has Instance tasks (${step.children.map((c) => c.name).join(', ')}) but the instance was loaded without a cluster to run children in`, {});
+        }
         // While a child runs, the step says what it waits on (its checkpoint message and a step-waiting
         // event): `baton plan status` of the parent names the child and its plan's progress.
         const childLine = step.children !== undefined && this.o.children

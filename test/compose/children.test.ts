@@ -169,6 +169,14 @@ describe('Instance tasks', () => {
     expect(removed.kind === 'removed' && removed.report.deleted.filter((d) => d.startsWith('Instance'))).toEqual([]);
   });
 
+  it('GIVEN an instance loaded without a cluster WHEN its Instance step runs THEN it fails with CHILD_NO_CLUSTER instead of completing without the child', async () => {
+    const ns = `child-${++seq}`;
+    const source = await loadInstanceSource(repo(ns, 2), `instances/${ns}/shop.yaml`, renderer);
+    const result = await reconcileSource(client, source);
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_NO_CLUSTER');
+    expect(await cm(ns, 'shop')).toBeUndefined();
+  });
+
   it('GIVEN frameworks that install each other WHEN validated THEN CHILD_CYCLE names the path', async () => {
     const files = { ...store('1.0.0', ['  - { name: back, kind: Instance, framework: app, version: "1.0.0", resources: [cm.yaml.ejs] }']), ...app('1.0.0') };
     const report = await validateRepository(new MemoryTree(files), renderer);
