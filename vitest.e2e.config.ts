@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { E2E_ONLY_FILES } from './test/suites.js';
 
 /**
- * `npm run test:e2e`: the slow end-to-end cases kept out of `npm test` (the files in test/e2e/):
+ * `npm run test:e2e`: the slow end-to-end cases kept out of `npm test` (the files in test/e2e/ and the
+ * slowest end-to-end files listed in test/suites.ts):
  * packing and installing the package, whole-agent runs against real git and the simulated cluster,
  * and the kubectl compatibility table for kubectl 1.28 to 1.32 (npm test runs 1.27 and 1.33).
  * .ci/run runs it after `npm test`.
@@ -9,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // test/e2e/ plus the kubectl versions between the oldest and the newest (npm test runs those two).
-    include: ['test/e2e/**/*.test.ts', 'test/cluster/server/compat.test.ts'],
+    include: ['test/e2e/**/*.test.ts', 'test/cluster/server/compat.test.ts', ...E2E_ONLY_FILES],
     env: { BATON_KUBECTL_VERSIONS: 'middle' },
     exclude: ['test/reliability/**', 'node_modules/**'],
     testTimeout: 120_000,

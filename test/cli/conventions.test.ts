@@ -109,7 +109,7 @@ const TABLE: [string, string[], 0 | 1 | 2, string][] = [
   ['rbac', ['rbac', '--repo', 'no/such/folder'], 1, 'no such folder'],
   ['rbac', ['rbac', '--service-account', 'nons'], 2, 'expected NAMESPACE/NAME'],
   ['demo', ['demo', 'extra'], 2, 'too many arguments'],
-  ['import kudo', ['import', 'kudo', 'test/fixtures/import/kudo/quorum-0.1.0', '--repo', join(scratch, 'imported'), '--dry-run'], 0, ''],
+  ['import kudo', ['import', 'kudo', 'test/fixtures/import/kudo/zookeeper-0.3.0', '--repo', join(scratch, 'imported'), '--dry-run'], 0, ''],
   ['import kudo', ['import', 'kudo', 'no/such/operator'], 1, 'no such folder'],
   ['import kudo', ['import', 'kudo', 'x', '-o', 'xml'], 2, 'expected text, markdown or json'],
   ['import dcos', ['import', 'dcos', 'no/such/svc.yml'], 1, 'no such file'],
@@ -171,7 +171,7 @@ describe('deprecated spellings still work, with a warning', () => {
   });
 
   it('import --into is --repo', async () => {
-    const result = await baton(['import', 'kudo', 'test/fixtures/import/kudo/quorum-0.1.0', '--into', join(scratch, 'into'), '--dry-run']);
+    const result = await baton(['import', 'kudo', 'test/fixtures/import/kudo/zookeeper-0.3.0', '--into', join(scratch, 'into'), '--dry-run']);
     expect(result.err).toContain('warning: --into is deprecated for `baton import kudo`: use --repo');
     expect(result.code).toBe(0);
   });

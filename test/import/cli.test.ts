@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { DCOS_LEDGER, KUDO_QUORUM } from './support.js';
+import { DCOS_LEDGER, KUDO_QUORUM, KUDO_ZOOKEEPER } from './support.js';
 
 let repo: string;
 beforeEach(() => {
@@ -23,13 +23,23 @@ async function baton(...args: string[]): Promise<{ code: number; out: string; er
 }
 
 describe('baton import', () => {
+  it('refuses an operator whose KudoOperator dependency is not in the repository yet, naming it (exit 1)', async () => {
+    const r = await baton('import', 'kudo', KUDO_QUORUM);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/frameworks\/quorum\/0\.1\.0\/framework\.yaml:\d+:\d+: error VALIDATE_CHILD_FRAMEWORK_UNKNOWN: baton validate: Instance task coordination: framework "zookeeper" does not exist under frameworks\//);
+    expect(existsSync(join(repo, 'frameworks/quorum'))).toBe(false);
+  }, 60_000);
+
   it('prints the report as JSON and writes the version (exit 0)', async () => {
+    const dependency = await baton('import', 'kudo', KUDO_ZOOKEEPER);
+    expect(dependency.code, dependency.out + dependency.err).toBe(0);
     const r = await baton('import', 'kudo', KUDO_QUORUM, '-o', 'json');
     expect(r.code, r.out + r.err).toBe(0);
     const report = JSON.parse(r.out) as { ok: boolean; written: string; framework: { name: string }; findings: { level: string; code: string; at: { file: string; line: number } }[] };
     expect(report).toMatchObject({ ok: true, written: 'frameworks/quorum/0.1.0', framework: { name: 'quorum' } });
-    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'untranslated', code: 'IMPORT_TASK_PIPE', at: { file: 'operator.yaml', line: 37, column: 5 } }));
+    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'mapped', code: 'IMPORT_TASK_PIPE', at: { file: 'operator.yaml', line: 37, column: 5 } }));
     expect(readdirSync(join(repo, 'frameworks/quorum/0.1.0')).sort()).toEqual(['IMPORT.md', 'framework.yaml', 'params.yaml', 'templates']);
+    expect(report.findings).toContainEqual(expect.objectContaining({ level: 'mapped', code: 'IMPORT_TASK_KUDO_OPERATOR', at: { file: 'operator.yaml', line: 45, column: 5 } }));
   }, 60_000);
 
   it('prints Markdown with --dry-run and writes nothing (exit 0)', async () => {

@@ -34,7 +34,9 @@ afterAll(() => rmSync(repo, { recursive: true, force: true }));
 const QUORUM_PARAMS = '{ ADMIN_PASSWORD: "s3cret-admin-pw", METRICS_ENABLED: true }';
 
 describe('an imported KUDO operator on the simulated cluster', () => {
-  it('imports 0.1.0 and its deploy plan completes: nodes ready, check Job done, metrics Service toggled on', async () => {
+  it('imports 0.1.0 and its deploy plan completes: the KudoOperator dependency as a child instance, the Pipe task\'s Secret, nodes ready, check Job done, metrics Service toggled on', async () => {
+    const dependency = await baton('import', 'kudo', join(FIXTURES, 'kudo/zookeeper-0.3.0'), '--repo', '.');
+    expect(dependency.code, dependency.out).toBe(0);
     const imported = await baton('import', 'kudo', join(FIXTURES, 'kudo/quorum-0.1.0'), '--repo', '.');
     expect(imported.code, imported.out).toBe(0);
     expect(imported.out).toContain('written: frameworks/quorum/0.1.0');
@@ -46,6 +48,9 @@ steps:
   - name: deploy
     assert:
       - { apiVersion: apps/v1, kind: StatefulSet, metadata: { name: q }, spec: { replicas: 3, podManagementPolicy: OrderedReady }, status: { readyReplicas: 3 } }
+      - { apiVersion: apps/v1, kind: StatefulSet, metadata: { name: q-zookeeper }, spec: { replicas: 1 }, status: { readyReplicas: 1 } }
+      - { apiVersion: v1, kind: Secret, metadata: { name: q-pipe-gen-certs }, data: { ca.crt: "${Buffer.from('-----BEGIN CERTIFICATE-----\nsimulated\n-----END CERTIFICATE-----\n').toString('base64')}" } }
+      - { apiVersion: batch/v1, kind: Job, metadata: { name: q-certs }, status: { succeeded: 1 } }
       - { apiVersion: v1, kind: Service, metadata: { name: q-metrics } }
       - { apiVersion: v1, kind: ConfigMap, metadata: { name: q-config, labels: { plan: deploy } } }
       - { apiVersion: batch/v1, kind: Job, metadata: { name: q-check }, status: { succeeded: 1 } }
@@ -54,7 +59,7 @@ steps:
   - name: removal
     remove: true
     expect: REMOVED
-    absent: [{ apiVersion: apps/v1, kind: StatefulSet, name: q }]
+    absent: [{ apiVersion: apps/v1, kind: StatefulSet, name: q }, { apiVersion: apps/v1, kind: StatefulSet, name: q-zookeeper }, { apiVersion: v1, kind: Secret, name: q-pipe-gen-certs }]
 `);
     const tested = await baton('test', 'frameworks/quorum/0.1.0');
     expect(tested.code, tested.out).toBe(0);
@@ -126,6 +131,6 @@ steps:
   it('leaves a repository that baton validate accepts', async () => {
     const v = await baton('validate', '.');
     expect(v.code, v.out).toBe(0);
-    expect(v.out).toContain('ok: checked 3 framework version(s)');
+    expect(v.out).toContain('ok: checked 4 framework version(s)');
   }, 120_000);
 });

@@ -60,6 +60,17 @@ describe('the ledger service with its universe package and options', () => {
     );
   });
 
+  it('keeps a plan-level canary strategy (phases are the items it waits between)', () => {
+    for (const strategy of ['serial-canary', 'parallel-canary']) {
+      const canary = ledger({}, svcText.replace('  update:\n    strategy: serial', `  update:\n    strategy: ${strategy}`));
+      expect(codes(canary, 'error')).toEqual([]);
+      expect((file(canary, 'framework.yaml') as Obj).plans.update.strategy).toBe(strategy);
+      expect(canary.findings).toContainEqual(expect.objectContaining({ level: 'mapped', code: 'IMPORT_DCOS_CANARY', at: expect.objectContaining({ file: 'svc.yml', line: 111 }) }));
+    }
+    const unknown = ledger({}, svcText.replace('  update:\n    strategy: serial', '  update:\n    strategy: canary-ish'));
+    expect(codes(unknown, 'error')).toEqual(['svc.yml:111:3 IMPORT_DCOS_STRATEGY']);
+  });
+
   it('maps plans: deploy runs the pods in order, backup deletes and re-runs a Job', () => {
     const fw = file(result, 'framework.yaml') as Obj;
     expect(Object.keys(fw.plans)).toEqual(['deploy', 'update', 'backup']);

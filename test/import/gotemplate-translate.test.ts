@@ -73,7 +73,7 @@ describe('what cannot be translated is a located error', () => {
     ['a wrong number of arguments', cm('  a: {{ trimSuffix "-" }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_ARGUMENTS'],
     ['an undeclared parameter', cm('  a: {{ .Params.NOPE }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_UNKNOWN_PARAMETER'],
     ['an unknown KUDO variable', cm('  a: {{ .Nmae }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_UNKNOWN_VARIABLE'],
-    ['.Pipes (Pipe tasks are not translated)', cm('  a: {{ .Pipes.ca }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_UNTRANSLATABLE'],
+    ['a .Pipes key no Pipe task declares', cm('  a: {{ .Pipes.ca }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_UNKNOWN_VARIABLE'],
     ['an undefined variable', cm('  a: {{ $nope }}\n'), 'templates/t.yaml:6:9 IMPORT_TEMPLATE_UNDEFINED_VARIABLE'],
     ['a template that is not defined in the file', cm('  a: {{ template "other" . }}\n'), 'templates/t.yaml:6:6 IMPORT_TEMPLATE_UNKNOWN_TEMPLATE'],
     ['a syntax error', cm('  a: {{ if .Name }}\n'), 'templates/t.yaml:6:6 IMPORT_TEMPLATE_SYNTAX'],

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Renderer } from '../../src/render/index.js';
 import { checkImport, formatImportMarkdown, importKudo, readPackageDir, refusal, writeImport, ImportRefusedError, type ImportResult } from '../../src/import/index.js';
-import { errorsOf, KUDO_QUORUM, kudoPackage, objectsOf, renderImported } from './support.js';
+import { errorsOf, KUDO_QUORUM, KUDO_ZOOKEEPER, kudoPackage, objectsOf, renderImported } from './support.js';
 
 const renderer = new Renderer();
 afterAll(() => renderer.close());
@@ -37,11 +37,14 @@ describe('the quorum operator', () => {
       { name: 'config', kind: 'Apply', resources: ['configmap.yaml.ejs'] },
       { name: 'nodes', kind: 'Apply', resources: ['statefulset.yaml.ejs'] },
       { name: 'metrics', kind: 'Toggle', parameter: 'METRICS_ENABLED', resources: ['metrics-service.yaml.ejs'] },
+      { name: 'gen-certs', kind: 'Pipe', resources: ['gen-certs-pipe-job.yaml.ejs'], pipe: { kind: 'Secret', files: ['ca.crt'] } },
+      { name: 'coordination', kind: 'Instance', framework: 'zookeeper', version: '0.3.0', resources: ['coordination-instance.yaml.ejs'] },
       { name: 'remove-check', kind: 'Delete', resources: ['check-job.yaml.ejs'] },
       { name: 'check', kind: 'Apply', resources: ['check-job.yaml.ejs'] },
     ]);
     expect(Object.keys(fw.plans as object)).toEqual(['deploy', 'update', 'check-now']);
     expect((fw.plans as Record<string, { phases: { name: string; strategy: string; steps: { name: string; tasks: string[] }[] }[] }>).deploy!.phases.map((p) => `${p.name}(${p.strategy}): ${p.steps.map((s) => `${s.name}=${s.tasks.join('+')}`).join(' ')}`)).toEqual([
+      'prerequisites(parallel): certs=gen-certs dependency=coordination',
       'main(serial): infra=infra+config nodes=nodes+metrics',
       'verify(serial): cleanup=remove-check check=check',
     ]);
@@ -65,23 +68,44 @@ describe('the quorum operator', () => {
   it('reports what is not translated, located in the package', () => {
     expect(findings(result, 'untranslated')).toEqual(
       expect.arrayContaining([
-        'operator.yaml:37:5 IMPORT_TASK_PIPE',
-        'operator.yaml:45:5 IMPORT_TASK_KUDO_OPERATOR',
-        'operator.yaml:63:9 IMPORT_PHASE_EMPTY',
-        'operator.yaml:66:13 IMPORT_STEP_EMPTY',
         'operator.yaml:7:1 IMPORT_OPERATOR_VERSIONS',
         'params.yaml:2:1 IMPORT_PARAM_GROUPS',
         'params.yaml:9:5 IMPORT_PARAM_UI_FIELD',
-        'templates/cert-pod.yaml:0:0 IMPORT_TEMPLATE_UNUSED',
       ]),
     );
-    expect(findings(result, 'mapped')).toEqual(expect.arrayContaining(['params.yaml:11:5 IMPORT_PARAM_TYPE_INFERRED', 'operator.yaml:105:3 IMPORT_PLAN_NAME', 'params.yaml:61:5 IMPORT_PARAM_SENSITIVE']));
+    expect(findings(result, 'mapped')).toEqual(expect.arrayContaining(['params.yaml:11:5 IMPORT_PARAM_TYPE_INFERRED', 'operator.yaml:106:3 IMPORT_PLAN_NAME', 'params.yaml:64:5 IMPORT_PARAM_SENSITIVE']));
+  });
+
+  it('maps the KudoOperator task to an Instance task whose template renders the child from the parameterFile', async () => {
+    expect(findings(result, 'mapped')).toEqual(expect.arrayContaining(['operator.yaml:45:5 IMPORT_TASK_KUDO_OPERATOR', 'operator.yaml:37:5 IMPORT_TASK_PIPE']));
+    const child = result.files.find((f) => f.path === 'templates/coordination-instance.yaml.ejs')?.content ?? '';
+    expect(child).toContain('name: <%= instance.name %>-zookeeper');
+    expect(child).toContain('include("_zk-params.yaml")');
+    expect(result.files.find((f) => f.path === 'templates/_zk-params.yaml.ejs')?.content).toContain('NODE_COUNT: <%= params.ZK_NODE_COUNT %>');
+    const plan = await renderImported(renderer, result, { ADMIN_PASSWORD: 'pw-123456', ZK_NODE_COUNT: 5 });
+    expect(plan.phases.flatMap((ph) => ph.steps.flatMap((st) => st.children ?? []))).toEqual([{ task: 'coordination', name: 'demo-zookeeper', framework: 'zookeeper', version: '0.3.0', params: { NODE_COUNT: 5 } }]);
+  });
+
+  it('is refused by the check while the child framework is not in the repository (located at the task), and passes once it is', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'baton-import-child-'));
+    try {
+      const alone: ImportResult = { ...result, findings: [...result.findings] };
+      await checkImport(alone, renderer, repo);
+      expect(errorsOf(alone)).toEqual([expect.stringMatching(/^frameworks\/quorum\/0\.1\.0\/framework\.yaml:\d+:\d+ VALIDATE_CHILD_FRAMEWORK_UNKNOWN$/)]);
+      expect(alone.findings.find((f) => f.code === 'VALIDATE_CHILD_FRAMEWORK_UNKNOWN')?.message).toContain('framework "zookeeper" does not exist under frameworks/');
+      const zookeeper = importKudo(readPackageDir(KUDO_ZOOKEEPER, 'zookeeper-0.3.0'));
+      await checkImport(zookeeper, renderer, repo);
+      expect(errorsOf(zookeeper)).toEqual([]);
+      writeImport(zookeeper, repo, { reportMarkdown: '' });
+      const checked: ImportResult = { ...result, findings: [...result.findings] };
+      await checkImport(checked, renderer, repo);
+      expect(errorsOf(checked)).toEqual([]);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it('passes the checks of baton validate (warnings only) and renders its deploy plan', async () => {
-    const checked: ImportResult = { ...result, findings: [...result.findings] };
-    await checkImport(checked, renderer);
-    expect(errorsOf(checked)).toEqual([]);
     const plan = await renderImported(renderer, result, { ADMIN_PASSWORD: 'pw-123456', NODE_COUNT: 2, EXTRA_ENV: [{ name: 'A', value: 1 }] });
     const [sts] = objectsOf(plan, 'StatefulSet') as unknown as { spec: { replicas: number; template: { spec: { containers: { args: string[]; env: { name: string; value: string }[] }[] } } } }[];
     expect(sts!.spec.replicas).toBe(2);
@@ -116,6 +140,9 @@ describe('bad input is located and nothing is written', () => {
     ['a template syntax error', () => withFile('templates/pdb.yaml', (s) => s.replace('{{ .Name }}', '{{ .Name }')), /^templates\/pdb\.yaml:5:18 IMPORT_TEMPLATE_SYNTAX$/],
     ['an unknown function in a template', () => withFile('templates/service.yaml', (s) => s.replace('{{ .Params.SERVICE_TYPE }}', '{{ .Params.SERVICE_TYPE | shout }}')), /^templates\/service\.yaml:\d+:\d+ IMPORT_TEMPLATE_UNKNOWN_FUNCTION$/],
     ['no operator.yaml', () => importKudo({ source: 'x', files: new Map() }), /^operator\.yaml:0:0 IMPORT_FILE_MISSING$/],
+    ['a KudoOperator task without a package', () => withFile('operator.yaml', (s) => s.replace('package: zookeeper', 'package: ""')), /^operator\.yaml:45:5 IMPORT_TASK_KUDO_OPERATOR$/],
+    ['a KudoOperator operatorVersion that is not a version', () => withFile('operator.yaml', (s) => s.replace('operatorVersion: 0.3.0', 'operatorVersion: newest')), /^operator\.yaml:45:5 IMPORT_TASK_KUDO_OPERATOR$/],
+    ['a KudoOperator parameterFile that does not exist', () => withFile('operator.yaml', (s) => s.replace('parameterFile: zk-params.yaml', 'parameterFile: nope.yaml')), /^operator\.yaml:45:5 IMPORT_TEMPLATE_MISSING$/],
   ])('%s', (_name, run, pattern) => {
     const result = run();
     const errors = errorsOf(result);

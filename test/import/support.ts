@@ -10,6 +10,7 @@ import type { ImportResult, PackageFiles } from '../../src/import/index.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures/import');
 export const KUDO_QUORUM = join(FIXTURES, 'kudo/quorum-0.1.0');
+export const KUDO_ZOOKEEPER = join(FIXTURES, 'kudo/zookeeper-0.3.0');
 export const DCOS_LEDGER = join(FIXTURES, 'dcos/ledger');
 
 /** A KUDO package with one Apply task rendering `template` (templates/t.yaml) and the given parameters. */

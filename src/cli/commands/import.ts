@@ -122,7 +122,7 @@ async function finish(io: CliIO, result: ImportResult, flags: CommonFlags): Prom
   if (result.files.length > 0) {
     const renderer = new Renderer();
     try {
-      await checkImport(result, renderer);
+      await checkImport(result, renderer, repo);
     } finally {
       await renderer.close();
     }

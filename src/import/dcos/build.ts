@@ -132,7 +132,9 @@ export class DcosBuilder {
 
   private policy(strategy: string, at: SourceLocation): 'OrderedReady' | 'Parallel' {
     const s = strategy.toLowerCase();
-    if (s.includes('canary')) this.log.untranslated('IMPORT_DCOS_CANARY', at, `strategy ${strategy}: Baton has no canary strategies yet (the first step as a trial, then a manual continue); translated as ${s.startsWith('parallel') ? 'parallel' : 'serial'}`);
+    // A phase's canary runs its pod instances one by one with manual continues; here the pod instances are one
+    // StatefulSet applied by one step, so there is no step to stop after (plan-level canary is kept: see plan()).
+    if (s.includes('canary')) this.log.untranslated('IMPORT_DCOS_CANARY', at, `phase strategy ${strategy}: the canary is over pod instances, which become one StatefulSet applied by one step, so Baton's ${s} (which waits between steps) has nothing to wait between; translated as ${s.startsWith('parallel') ? 'parallel' : 'serial'} (pod ${s.startsWith('parallel') ? 'Parallel' : 'OrderedReady'} management). To trial a change on one pod first, pause the plan (baton plan pause) or stage it with a StatefulSet rollingUpdate partition`);
     else if (s !== 'serial' && s !== 'parallel') this.log.error('IMPORT_DCOS_STRATEGY', at, `unknown strategy ${JSON.stringify(strategy)}`);
     return s.startsWith('parallel') ? 'Parallel' : 'OrderedReady';
   }
@@ -558,8 +560,18 @@ export class DcosBuilder {
       this.log.untranslated('IMPORT_DCOS_PLAN_EMPTY', p.at, `plan ${p.name}: nothing is left to run; left out`);
       return undefined;
     }
-    const strategy = p.strategy.toLowerCase().startsWith('parallel') ? 'parallel' : 'serial';
-    if (p.strategy.toLowerCase().includes('canary')) this.policy(p.strategy, p.at);
-    return { strategy, phases };
+    return { strategy: this.planStrategy(p), phases };
+  }
+
+  /** A plan's strategy orders its phases; Baton's canary strategies do so with the DC/OS semantics (docs/operations.md). */
+  private planStrategy(p: PlanSpec): PlanDecl['strategy'] {
+    const s = p.strategy.toLowerCase();
+    if (s === 'serial' || s === 'parallel') return s;
+    if (s === 'serial-canary' || s === 'parallel-canary') {
+      this.log.mapped('IMPORT_DCOS_CANARY', p.at, `plan ${p.name}: strategy ${s} is kept: the first phase runs, the plan waits for \`baton plan continue\`, the second runs and waits again, then the rest run ${s.startsWith('parallel') ? 'in parallel' : 'in order'}`);
+      return s;
+    }
+    this.log.error('IMPORT_DCOS_STRATEGY', p.at, `plan ${p.name}: unknown strategy ${JSON.stringify(p.strategy)} (serial, parallel, serial-canary or parallel-canary)`);
+    return 'serial';
   }
 }

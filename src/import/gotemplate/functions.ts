@@ -17,6 +17,8 @@ export interface Val {
   params?: true;
   /** Set for string literals, so comparisons and printf can use the value. */
   literal?: string;
+  /** A map whose members are known at translation time (`.Pipes`): the member, or why there is none. */
+  members?: (name: string) => Val | string;
 }
 
 export interface FunctionSpec {

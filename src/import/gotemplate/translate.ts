@@ -126,6 +126,13 @@ class Translator {
           return UNDEFINED;
         }
         v = f;
+      } else if (v.members) {
+        const m = v.members(id);
+        if (typeof m === 'string') {
+          this.error(pos, 'IMPORT_TEMPLATE_UNKNOWN_VARIABLE', m);
+          return UNDEFINED;
+        }
+        v = m;
       } else if (v.params) {
         const p = this.o.model.param(id);
         if (!p) {

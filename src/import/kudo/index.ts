@@ -33,19 +33,51 @@ export function importKudo(pkg: PackageFiles): ImportResult {
   const params: KudoParam[] = paramsSrc ? convertParams(paramsSrc, log, op.planNames) : [];
   const byName = new Map(params.map((p) => [p.decl.name, p]));
 
+  // Baton template name -> KUDO template it is translated from (a KUDO template may become a resource and a partial).
   const used = new Map<string, string>();
-  const template = (resource: string, at: SourceLocation): string | undefined => {
+  const generated: GeneratedFile[] = [];
+  const translatedAs = (baton: string) => (resource: string, at: SourceLocation): string | undefined => {
     if (!pkg.files.has(`templates/${resource}`)) {
       log.error('IMPORT_TEMPLATE_MISSING', at, `template ${resource} does not exist in templates/`);
       return undefined;
     }
-    const baton = `${resource}.ejs`;
-    used.set(resource, baton);
-    return baton;
+    const name = baton.replace('{}', resource);
+    used.set(name, resource);
+    return name;
   };
+  const template = translatedAs('{}.ejs');
+  // Go templates the importer writes itself (a pipe pod as a Job), translated like the package's.
+  const goSources = new Map<string, { file: string; source: string }>();
+  const freeName = (preferred: string): string => {
+    const taken = (n: string): boolean => pkg.files.has(`templates/${n.replace(/\.ejs$/, '')}`) || generated.some((g) => g.path === `templates/${n}`) || goSources.has(n);
+    let name = preferred;
+    for (let i = 2; taken(name); i++) name = preferred.replace(/\.yaml\.ejs$/, `-${i}.yaml.ejs`);
+    return name;
+  };
+  const pipeKeys = new Map<string, string>();
+  // Package templates read by a conversion (a pipe pod) rather than translated themselves.
+  const consumed = new Set<string>();
   convertTasksAndPlans(opSrc, op, {
     log,
     template,
+    partial: translatedAs('_{}.ejs'),
+    generatedTemplate: (preferred, content) => {
+      const name = freeName(preferred);
+      generated.push({ path: `templates/${name}`, content });
+      return name;
+    },
+    source: (resource, at) => {
+      const text = pkg.files.get(`templates/${resource}`);
+      if (text === undefined) log.error('IMPORT_TEMPLATE_MISSING', at, `template ${resource} does not exist in templates/`);
+      else consumed.add(resource);
+      return text;
+    },
+    generatedGoTemplate: (preferred, origin, source) => {
+      const name = freeName(preferred);
+      goSources.set(name, { file: origin, source });
+      return name;
+    },
+    pipeKeys,
     booleanParam: (name) => {
       const p = byName.get(name);
       return p !== undefined && p.decl.type === 'boolean';
@@ -57,12 +89,14 @@ export function importKudo(pkg: PackageFiles): ImportResult {
     if (t) op.decl.namespaceManifest = t;
   }
 
-  const model = kudoRootModel(params);
+  const model = kudoRootModel(params, pipeKeys);
   const helpers = sandboxSprigHelpers();
   const files: GeneratedFile[] = [];
-  for (const [resource, baton] of [...used].sort()) {
-    const file = `templates/${resource}`;
-    const source = pkg.files.get(file)!;
+  const sources = [
+    ...[...used].map(([baton, resource]) => ({ baton, file: `templates/${resource}`, source: pkg.files.get(`templates/${resource}`)! })),
+    ...[...goSources].map(([baton, g]) => ({ baton, ...g })),
+  ].sort((a, b) => (a.baton < b.baton ? -1 : a.baton > b.baton ? 1 : 0));
+  for (const { baton, file, source } of sources) {
     let parsed;
     try {
       parsed = parseTemplate(source);
@@ -74,9 +108,11 @@ export function importKudo(pkg: PackageFiles): ImportResult {
     const header = `<%# Imported by baton import kudo from ${file} (KUDO operator ${op.decl.name} ${op.decl.version}). -%>`;
     files.push({ path: `templates/${baton}`, content: translateTemplate({ file, source, parsed, model, helpers, log, header }) });
   }
+  files.push(...generated);
+  const usedResources = new Set([...used.values(), ...consumed]);
   for (const f of pkg.files.keys()) {
-    if (f.startsWith('templates/') && !used.has(f.slice('templates/'.length))) {
-      log.untranslated('IMPORT_TEMPLATE_UNUSED', { file: f, line: 0, column: 0 }, 'no translated task names this template (it may belong to a Pipe task); not imported');
+    if (f.startsWith('templates/') && !usedResources.has(f.slice('templates/'.length))) {
+      log.untranslated('IMPORT_TEMPLATE_UNUSED', { file: f, line: 0, column: 0 }, 'no translated task names this template; not imported');
     }
   }
   const source = `Imported by baton import kudo from KUDO operator ${op.decl.name} ${op.decl.version}.\nThe import report is IMPORT.md beside this file.`;

@@ -18,7 +18,13 @@ const FIELDS: Record<string, Val> = {
   StepName: { js: 'plan.step', t: 'string' },
 };
 
-export function kudoRootModel(params: readonly KudoParam[]): RootModel {
+/** The object a Pipe task's output is kept in (docs/composition.md): `<instance>-pipe-<task>`. */
+function pipeObject(task: string): Val {
+  return { js: `(instance.name + ${JSON.stringify(`-pipe-${task}`)})`, t: 'string' };
+}
+
+/** `pipeKeys`: KUDO's `.Pipes.<key>` -> the Pipe task whose output object that key names. */
+export function kudoRootModel(params: readonly KudoParam[], pipeKeys: ReadonlyMap<string, string> = new Map()): RootModel {
   const byName = new Map(params.map((p) => [p.decl.name, p]));
   const view = (p: KudoParam): Val => ({
     js: `params.${p.decl.name}`,
@@ -28,14 +34,18 @@ export function kudoRootModel(params: readonly KudoParam[]): RootModel {
   return {
     field(name) {
       if (name === 'Params') return { js: '$root.Params', t: 'map', params: true };
+      if (name === 'Pipes') {
+        const js = `{ ${[...pipeKeys].map(([k, task]) => `${JSON.stringify(k)}: ${pipeObject(task).js}`).join(', ')} }`;
+        return { js, t: 'map', members: (key) => (pipeKeys.has(key) ? pipeObject(pipeKeys.get(key)!) : `.Pipes.${key}: no Pipe task of operator.yaml has the key ${key}${pipeKeys.size > 0 ? ` (keys: ${[...pipeKeys.keys()].join(', ')})` : ''}`) };
+      }
       return FIELDS[name];
     },
     param(name) {
       const p = byName.get(name);
       return p ? view(p) : undefined;
     },
-    untranslatable(name) {
-      return name === 'Pipes' ? '.Pipes (files of Pipe tasks) has no Baton counterpart: Pipe tasks are not translated' : undefined;
+    untranslatable() {
+      return undefined;
     },
     rootObject() {
       const ps = params.map((p) => {

@@ -1,12 +1,13 @@
 /**
  * KUDO operator.yaml -> Baton framework.yaml: metadata, tasks, plans, phases, steps and strategies.
- * Each task kind has one mapper; a kind Baton cannot express yet (Pipe, KudoOperator, Dummy) is reported
- * as not translated and dropped from the steps that name it, so adding its mapping later is one function.
+ * Each task kind has one mapper; a kind Baton cannot express (Dummy) is reported as not translated
+ * and dropped from the steps that name it, so adding its mapping later is one function. Pipe: ./pipe.ts.
  */
 import type { FrameworkDecl, PlanDecl, TaskDecl } from '../../render/schemas.js';
 import type { FindingLog, SourceLocation } from '../report.js';
 import type { YamlSource } from '../yaml-source.js';
 import { isRecord, scalarText, toDnsLabel, toSemver } from '../util.js';
+import { convertPipeTask } from './pipe.js';
 
 export interface KudoTask {
   name: string;
@@ -21,6 +22,16 @@ export interface TaskContext {
   template(resource: string, at: SourceLocation): string | undefined;
   /** Whether a parameter is (or can be made) boolean, for Toggle. */
   booleanParam(name: string): boolean;
+  /** The Baton partial for a KUDO template that another template includes (`p.yaml` -> `_p.yaml.ejs`). */
+  partial(resource: string, at: SourceLocation): string | undefined;
+  /** Adds a generated template (not from the package) and returns its file name under templates/. */
+  generatedTemplate(preferredName: string, content: string): string;
+  /** A package template's text (undefined, with an error logged, when there is none). */
+  source(resource: string, at: SourceLocation): string | undefined;
+  /** Adds a Go template made by the importer, to translate like the package's; returns its file name. */
+  generatedGoTemplate(preferredName: string, origin: string, source: string): string;
+  /** `.Pipes.<key>` -> the Pipe task whose output object it names. */
+  pipeKeys: Map<string, string>;
 }
 
 type TaskMapper = (task: KudoTask, cx: TaskContext) => TaskDecl | undefined;
@@ -66,13 +77,98 @@ export const TASK_MAPPERS: Record<string, TaskMapper> = {
     }
     return r ? { name: task.name, kind: 'Toggle', parameter, resources: r } : undefined;
   },
-  // Baton's Pipe task reads a Job's termination message (docs/composition.md); a KUDO pipe pod writes files to a
-  // volume that KUDO copies out, and `.Pipes.<key>` is the generated object's name, not its content. Neither
-  // converts mechanically: the pod must be rewritten as a Job that prints its files as JSON.
-  Pipe: notYet('IMPORT_TASK_PIPE', 'Pipe tasks do not convert mechanically: Baton\'s Pipe task (docs/composition.md) runs a Job whose termination message holds the files as JSON, where a KUDO pipe pod writes files that KUDO copies out of a volume; rewrite the pod as a Job and declare a Baton Pipe task by hand'),
-  KudoOperator: notYet('IMPORT_TASK_KUDO_OPERATOR', 'KudoOperator tasks (operator dependencies) need Baton\'s Instance task kind, which does not exist yet'),
+  Pipe: (task, cx) => {
+    const pod = typeof task.spec.pod === 'string' ? task.spec.pod : undefined;
+    const podSource = pod === undefined ? undefined : cx.source(pod, task.at);
+    if (pod !== undefined && podSource === undefined) return undefined;
+    const jobName = `${task.name}-pipe-job.yaml.ejs`;
+    const converted = convertPipeTask(task, podSource, cx.log, jobName);
+    if (!converted) return undefined;
+    const file = cx.generatedGoTemplate(jobName, `templates/${pod} (as a Job)`, converted.jobSource);
+    for (const p of converted.pipes) {
+      const other = cx.pipeKeys.get(p.key);
+      if (other !== undefined && other !== task.name) {
+        cx.log.error('IMPORT_TASK_PIPE', task.at, `task ${task.name}: pipe key ${p.key} is also a key of task ${other}`);
+        return undefined;
+      }
+      cx.pipeKeys.set(p.key, task.name);
+    }
+    return { ...converted.decl, resources: [file] };
+  },
+  KudoOperator: kudoOperatorTask,
   Dummy: notYet('IMPORT_TASK_DUMMY', 'Dummy tasks only exist for testing KUDO itself'),
 };
+
+/** The framework name a KUDO `package` names: a repository package name, a folder or a tarball URL. */
+function packageName(pkg: string): string {
+  const last = pkg.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+  // `zookeeper-0.3.0.tgz` (a packed KUDO package) -> zookeeper
+  return toDnsLabel(last.replace(/\.(tgz|tar\.gz)$/, '').replace(/[-_]v?\d+(\.\d+)*$/, ''));
+}
+
+/**
+ * KUDO's `KudoOperator` task (KEP-29) installs an instance of another operator as a step; Baton's
+ * `Instance` task is the same idea (docs/composition.md). `package` names the child framework (it must be
+ * in the repository: import its KUDO package too), `operatorVersion` the exact version (else the highest),
+ * `instanceName` the child's name (else `<instance>-<package>`, as KUDO names it), and `parameterFile`
+ * (a template rendering the child's parameters) is translated as a partial that the child template includes.
+ */
+function kudoOperatorTask(task: KudoTask, cx: TaskContext): TaskDecl | undefined {
+  const spec = task.spec;
+  const pkg = typeof spec.package === 'string' ? spec.package.trim() : '';
+  const framework = packageName(pkg);
+  if (framework === '') {
+    cx.log.error('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name}: KudoOperator needs spec.package (the operator to install), got ${JSON.stringify(spec.package)}`);
+    return undefined;
+  }
+  if (framework !== pkg) cx.log.mapped('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name}: package ${JSON.stringify(pkg)} is framework ${framework} of this repository`);
+  let version = '*';
+  if (spec.operatorVersion !== undefined) {
+    const v = toSemver(scalarText(spec.operatorVersion));
+    if (v === undefined) {
+      cx.log.error('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name}: operatorVersion ${JSON.stringify(spec.operatorVersion)} is not a version (expected e.g. 0.3.0)`);
+      return undefined;
+    }
+    version = v;
+  }
+  if (spec.appVersion !== undefined) {
+    cx.log.untranslated('IMPORT_TASK_KUDO_OPERATOR_APP_VERSION', task.at, `task ${task.name}: appVersion ${scalarText(spec.appVersion)} is not kept: Baton chooses a child by framework version${version === '*' ? ' (here the highest in the repository)' : ` (here ${version})`}`);
+  }
+  let name = '<%= instance.name %>-' + framework;
+  if (spec.instanceName !== undefined) {
+    const given = toDnsLabel(scalarText(spec.instanceName));
+    if (given === '') {
+      cx.log.error('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name}: instanceName ${JSON.stringify(spec.instanceName)} is not a name (expected a DNS-1123 label)`);
+      return undefined;
+    }
+    name = given;
+    cx.log.mapped('IMPORT_TASK_KUDO_OPERATOR_NAME', task.at, `task ${task.name}: the child instance is named ${given} in the parent's namespace (as KUDO does): two instances of this framework in one namespace would both claim it; leave instanceName out to get <instance>-${framework}`);
+  }
+  let params = ' {}';
+  if (spec.parameterFile !== undefined) {
+    const partial = typeof spec.parameterFile === 'string' ? cx.partial(spec.parameterFile, task.at) : undefined;
+    if (partial === undefined) {
+      if (typeof spec.parameterFile !== 'string') cx.log.error('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name}: parameterFile must name a template in templates/, got ${JSON.stringify(spec.parameterFile)}`);
+      return undefined;
+    }
+    params = `<%- nindent(2, include(${JSON.stringify(partial.replace(/\.ejs$/, ''))})) %>`;
+  }
+  for (const k of Object.keys(spec)) {
+    if (!['package', 'operatorVersion', 'appVersion', 'instanceName', 'parameterFile'].includes(k)) cx.log.untranslated('IMPORT_TASK_FIELD', task.at, `task ${task.name}: KudoOperator field ${k} is not a KUDO field; left out`);
+  }
+  const content = [
+    `<%# Imported by baton import kudo from operator.yaml task ${task.name} (KudoOperator): the child instance. -%>`,
+    'apiVersion: baton.dev/v1alpha1',
+    'kind: Instance',
+    'metadata:',
+    `  name: ${name}`,
+    `params:${params}`,
+    '',
+  ].join('\n');
+  const file = cx.generatedTemplate(`${task.name}-instance.yaml.ejs`, content);
+  cx.log.mapped('IMPORT_TASK_KUDO_OPERATOR', task.at, `task ${task.name} -> Instance task: framework ${framework} ${version === '*' ? 'at its highest version' : version} (it must exist under frameworks/: import its KUDO package first), child ${name.replace('<%= instance.name %>', '<instance>')}, rendered by templates/${file}; the step completes when the child's plan completed and it is healthy, and removal removes the child after the parent's objects`);
+  return { name: task.name, kind: 'Instance', framework, version, resources: [file] };
+}
 
 export interface OperatorResult {
   decl: Omit<FrameworkDecl, 'tasks' | 'plans'> & { tasks: TaskDecl[]; plans: Record<string, PlanDecl> };

@@ -1,0 +1,19 @@
+/**
+ * Which test files run where. `npm test` (vitest.config.ts) is the everyday suite and must stay fast
+ * (docs/testing.md: at most 4 minutes on an idle 2-core machine); the slowest end-to-end files, each a
+ * minute or more of agents, git and kubectl round trips, run with `npm run test:e2e`
+ * (vitest.e2e.config.ts), which CI (.ci/run) runs after `npm test`. Measured with
+ * `npx vitest run --reporter=json` (per-file durations); move a file here when it dominates the suite.
+ */
+export const E2E_ONLY_FILES: readonly string[] = [
+  'test/control/agent-control.test.ts',
+  'test/cluster/server/kubectl.test.ts',
+  'test/cluster/controllers/kubectl.e2e.test.ts',
+  'test/recovery/cli.test.ts',
+  'test/recovery/agent-recovery.test.ts',
+  'test/drift/sweep.test.ts',
+  'test/sync/agent-drift.test.ts',
+  'test/preview/preview.test.ts',
+  'test/plans/crash.test.ts',
+  'test/shards/status-contention.test.ts',
+];
