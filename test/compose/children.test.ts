@@ -13,6 +13,9 @@ import type { EngineEvent, EventListener } from '../../src/plans/events.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import { MemoryTree, Renderer, validateRepository } from '../../src/render/index.js';
 import { bestVersion } from '../../src/compose/children/range.js';
+import { buildPreview } from '../../src/preview/preview.js';
+import { formatText } from '../../src/preview/format-text.js';
+import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
@@ -175,6 +178,17 @@ describe('Instance tasks', () => {
     const result = await reconcileSource(client, source);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_NO_CLUSTER');
     expect(await cm(ns, 'shop')).toBeUndefined();
+  });
+
+  it('GIVEN a change adding a parent WHEN previewed THEN the step lists the child instance it creates (text, Markdown, JSON)', async () => {
+    const head = repo('shop', 2);
+    const base = new MemoryTree({ ...store('1.0.0'), ...app() });
+    const report = await buildPreview({ base, head, baseRef: 'main', headRef: 'change', renderer, now: new Date('2026-01-01T00:00:00Z') });
+    const inst = report.instances.find((i) => i.instance.name === 'shop');
+    const step = inst?.outcome === 'run' ? inst.steps.find((s) => s.step === 'db') : undefined;
+    expect(step?.children).toEqual([{ instance: 'shop/shop-db', task: 'db', framework: 'store', version: '^1.0.0' }]);
+    expect(formatText(report)).toContain('    child instance shop/shop-db (Instance task db: framework store ^1.0.0), created or updated by its own plans');
+    expect(formatMarkdown(report)).toContain('child instance `shop/shop-db`');
   });
 
   it('GIVEN frameworks that install each other WHEN validated THEN CHILD_CYCLE names the path', async () => {
