@@ -22,6 +22,7 @@ import type { Checkpoint } from './checkpoint.js';
 import type { CheckpointSession } from './session.js';
 import { complete, errored, fatal, inProgress, startedAtOf, type CanaryWait, type FailureInfo, type PlanRun } from './state.js';
 import type { Strategy } from '../render/types.js';
+import type { ChildProgress } from '../compose/children/runner.js';
 
 export interface ExecutorOptions {
   client: KubeClient;
@@ -47,7 +48,7 @@ export interface ExecutorOptions {
    */
   pipes?: (pipes: readonly RenderedPipe[]) => Promise<RenderedPlan>;
   /** Instance tasks: runs the step's child instances to completion and health; returns a line for the step's message. Throwing fails the step. */
-  children?: (children: readonly RenderedChild[]) => Promise<string>;
+  children?: (children: readonly RenderedChild[], onProgress: ChildProgress) => Promise<string>;
 }
 
 export type PlanEnd = { outcome: 'complete' } | { outcome: 'failed'; error: FailureInfo };
@@ -240,7 +241,20 @@ class Execution_ {
           return { kind: 'superseded' };
         }
         if (step.pipes !== undefined && this.o.pipes) this.plan = await this.o.pipes(step.pipes);
-        const childLine = step.children !== undefined && this.o.children ? `; ${await this.o.children(step.children)}` : '';
+        // A step with children and nobody to run them (an instance loaded without a cluster) must not
+        // complete as if they existed.
+        if (step.children !== undefined && step.children.length > 0 && !this.o.children) {
+          throw new BatonError('CHILD_NO_CLUSTER', `step ${phase.name}/${step.name} has Instance tasks (${step.children.map((c) => c.name).join(', ')}) but the instance was loaded without a cluster to run children in`, {});
+        }
+        // While a child runs, the step says what it waits on (its checkpoint message and a step-waiting
+        // event): `baton plan status` of the parent names the child and its plan's progress.
+        const childLine = step.children !== undefined && this.o.children
+          ? `; ${await this.o.children(step.children, async (object, message) => {
+            lastWait = `${object}: ${message}`;
+            await this.mutate((r) => withStepState(r, phase.name, step.name, inProgress(stepState(r, phase.name, step.name), this.now(), `waiting on ${object}: ${message}`)));
+            this.o.emit({ type: 'step-waiting', ...at, object, message });
+          })}`
+          : '';
         deadlineCtl.abort();
         const { outcome } = batch;
         await this.mutate(

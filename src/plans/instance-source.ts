@@ -36,7 +36,7 @@ import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, 
 import { problem } from '../render/problems.js';
 import { pipeObjectName, pipeTasks } from '../render/pipes.js';
 import { readPipes } from '../compose/pipes/collect.js';
-import { childRunner, type ChildRunner } from '../compose/children/runner.js';
+import { childRunner, type ChildIdentity, type ChildObserver, type ChildRunner } from '../compose/children/runner.js';
 
 /** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
 async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
@@ -82,6 +82,8 @@ const LIFECYCLE = ['deploy', 'update', 'upgrade'];
 export interface SourceOptions {
   /** Age keys and the cluster for encrypted values and valuesFrom; without them such instances are refused. */
   values?: ValuesContext;
+  /** Watches each child an Instance task reconciles (the agent records the child's own status from it). */
+  observeChild?: (child: ChildIdentity) => ChildObserver | undefined;
 }
 
 export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}, options: SourceOptions = {}): Promise<InstanceSource> {
@@ -131,9 +133,11 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     tree,
     parent: { namespace: inst.value.namespace, name: inst.value.name, file: inst.value.file },
     load: (childTree, file, childExtras) => loadInstanceSource(childTree, file, renderer, childExtras, options),
-    reconcile: (child) => reconcileSource(cluster, child),
+    reconcile: (child, onEvent) => reconcileSource(cluster, child, onEvent),
     lifecycleChildren: () => lifecycle((p) => p.phases.flatMap((ph) => ph.steps.flatMap((s) => s.children ?? []))),
     now: () => new Date(),
+    // A child's parameters come from the parent's values: mask the parent's sensitive values in its records too.
+    ...(options.observeChild ? { observe: (c: ChildIdentity) => options.observeChild?.({ ...c, sensitiveValues: [...c.sensitiveValues, ...resolved.sensitiveValues, ...initialPipes.secrets] }) } : {}),
   }) : undefined;
   return {
     instance: inst.value,

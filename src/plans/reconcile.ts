@@ -182,7 +182,7 @@ function withPipes(exec: ExecutorOptions, options: ReconcileOptions, plan: strin
       for (const p of pipes) await collectPipe(options.client, options.instance, p);
       return options.render(plan, args);
     },
-    ...(children ? { children: (list) => children.run(list) } : {}),
+    ...(children ? { children: (list, onProgress) => children.run(list, onProgress) } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { scaleDownLine } from './format-text.js';
 import { refLabel } from '../kube/object.js';
-import type { InstancePreview, LiveChange, ObjectChange, PreviewReport, ScheduleChange, StepPreview } from './types.js';
+import type { ChildPreview, InstancePreview, LiveChange, ObjectChange, PreviewReport, ScheduleChange, StepPreview } from './types.js';
 
 const INLINE_DIFF_LINES = 15;
 
@@ -69,6 +69,7 @@ function steps(list: StepPreview[]): string[] {
   const out: string[] = [];
   for (const s of list) {
     out.push(`**Phase \`${s.phase}\`, step \`${s.step}\`**: ${countChanges(s.changes)}`, '');
+    for (const c of s.children ?? []) out.push(`- 🧩 ${childLine(c).replace(/^child instance (\S+)/, 'child instance `$1`')}`, '');
     for (const c of s.changes) out.push(...objectChange(c));
   }
   return out;
@@ -124,6 +125,11 @@ function live(list: LiveChange[]): string[] {
   }
   if (out.length === 2) out.push('No difference against the live cluster.', '');
   return out;
+}
+
+/** A child instance a step creates or updates (Instance task). */
+export function childLine(c: ChildPreview): string {
+  return `child instance ${c.instance} (Instance task ${c.task}: framework ${c.framework} ${c.version}), created or updated by its own plans`;
 }
 
 export function countChanges(changes: ObjectChange[]): string {

@@ -1,6 +1,6 @@
 /** The preview as plain text for a terminal. */
 import { refLabel } from '../kube/object.js';
-import { countChanges, outcomeCell, whyCell } from './format-markdown.js';
+import { childLine, countChanges, outcomeCell, whyCell } from './format-markdown.js';
 import type { InstancePreview, PreviewReport } from './types.js';
 
 export function formatText(report: PreviewReport): string {
@@ -29,6 +29,7 @@ function instanceText(inst: InstancePreview): string[] {
   if (inst.outcome === 'run' || inst.outcome === 'remove') {
     for (const s of inst.steps) {
       out.push(`  ${s.phase}/${s.step}: ${countChanges(s.changes)}`);
+      for (const c of s.children ?? []) out.push(`    ${childLine(c)}`);
       for (const c of s.changes) {
         if (c.change === 'unchanged') continue;
         out.push(`    ${c.change} ${refLabel(c.ref)}`);

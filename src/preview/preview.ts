@@ -145,7 +145,8 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
       const changes = step.actions.map((a) =>
         a.action === 'delete' ? { change: 'delete' as const, ref: refOf(a.object) } : diffObject(baseIndex.get(refKey(refOf(a.object))), a.object, mask),
       );
-      steps.push({ phase: phase.name, step: step.name, changes });
+      const children = (step.children ?? []).map((c) => ({ instance: `${instance.namespace}/${c.name}`, task: c.task, framework: c.framework, version: c.version }));
+      steps.push({ phase: phase.name, step: step.name, changes, ...(children.length > 0 ? { children } : {}) });
     }
   }
   const preview: InstancePreview = {

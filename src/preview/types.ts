@@ -16,6 +16,17 @@ export interface StepPreview {
   phase: string;
   step: string;
   changes: ObjectChange[];
+  /** Child instances the step's Instance tasks create or update (each runs its own plans then). */
+  children?: ChildPreview[];
+}
+
+export interface ChildPreview {
+  /** `<namespace>/<name>` */
+  instance: string;
+  task: string;
+  framework: string;
+  /** The task's version range. */
+  version: string;
 }
 
 export interface ScheduleChange {

@@ -24,6 +24,7 @@ import { resolveInstanceParams } from '../secrets/resolve-params.js';
 // Directly, not through compose/index.ts: that entry point also pulls in the engine side (plans/), which imports render/.
 import { dependencyProblems } from '../compose/depends/graph.js';
 import { childTaskProblems } from '../compose/children/graph.js';
+import { placeholderValue } from '../compose/generated/generate.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { instanceViolations, planViolations } from '../tenancy/rules.js';
 import { clusterViolations } from '../clusters/rules.js';
@@ -67,7 +68,9 @@ export async function validateFramework(tree: FileTree, name: string, version: s
   const problems = [...loaded.problems, ...frameworkProblems(fw), ...planArgDeclarationProblems(fw), ...(await childTaskProblems(tree, fw))];
   if (hasErrors(problems)) return problems;
   const values: ParamValues = {};
-  for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = sampleValue(p);
+  // A generated parameter gets the placeholder of its declared shape (as instance renders without a
+  // cluster do), so its own pattern or enum holds; other required ones a sample of their type.
+  for (const p of fw.params) if (isRequired(p) && (p.default === undefined || p.default === null)) values[p.name] = p.generate ? placeholderValue(p.generate) : sampleValue(p);
   const resolved = resolveParams(fw.params, values, undefined, `${fw.dir}/params.yaml`);
   problems.push(...resolved.problems);
   if (hasErrors(problems)) return problems;

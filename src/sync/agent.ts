@@ -297,6 +297,8 @@ export class Agent {
     }
     for (const [key, previous] of this.statuses) {
       if (this.refused?.keys.has(key) === true || scanned.has(key) || !actsOn(owned?.snapshot, key)) continue;
+      // A child of an Instance task has no file of its own: its parent's plans create and remove it.
+      if (previous.parent !== undefined) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
         jobs.push(this.forget(previous));
@@ -477,7 +479,9 @@ export class Agent {
     const refusedDesired = await scanDesired(await this.store.at(refused), this.parseCache);
     const verifiedDesired = verified !== undefined ? await scanDesired(await this.store.at(verified), this.parseCache) : new Map<string, DesiredInstance>();
     const baseline = (k: string): DesiredInstance['fingerprint'] | undefined => (verified !== undefined ? verifiedDesired.get(k)?.fingerprint : this.statuses.get(k)?.observed);
-    const candidates = verified !== undefined ? [...refusedDesired.keys(), ...verifiedDesired.keys()] : [...refusedDesired.keys(), ...this.statuses.keys()];
+    // Children of Instance tasks have no file of their own: a commit changes them only through their parent.
+    const withFiles = [...this.statuses].filter(([, st]) => st.parent === undefined).map(([k]) => k);
+    const candidates = verified !== undefined ? [...refusedDesired.keys(), ...verifiedDesired.keys()] : [...refusedDesired.keys(), ...withFiles];
     const keys = new Set(candidates.filter((k) => !sameFingerprint(refusedDesired.get(k)?.fingerprint, baseline(k))));
     const named = new Map<string, DesiredInstance>();
     for (const k of keys) {
@@ -669,6 +673,8 @@ export class Agent {
       }
     }
     for (const [key, status] of this.statuses) {
+      // A child's failed plan is retried by its parent's, not on its own.
+      if (status.parent !== undefined) continue;
       const retryAt = status.sync?.failure?.nextRetryAt;
       if (retryAt !== undefined && !this.workers.has(key) && this.retried.get(key) !== retryAt) min = Math.min(min ?? Infinity, Date.parse(retryAt));
     }

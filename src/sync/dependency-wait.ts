@@ -7,32 +7,53 @@
 import { dependencyKey, dependencyState, instanceFileOf, keyOf, type DependencyState } from '../compose/index.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import type { InstanceRunDeps, InstanceRunInput } from './instance-run.js';
-import type { Fingerprint, WaitingStatus } from './status-file.js';
+import type { Fingerprint, InstanceKey, WaitingStatus } from './status-file.js';
+import type { KubeClient } from '../kube/client.js';
+import type { FileTree, Renderer } from '../render/index.js';
+import type { ValuesContext } from '../secrets/instance-values.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { RunOutcome } from './instance-run.js';
 
 export type NotReady = Extract<DependencyState, { ready: false }>;
 
+/** What looking at an instance's dependencies needs: the agent passes its own, `baton apply` a directory. */
+export interface DependencyLookup {
+  client: KubeClient;
+  renderer: Renderer;
+  /** The repository at the commit (the agent) or on disk (`baton apply`): the dependencies' files. */
+  tree: FileTree;
+  now: () => Date;
+  valuesFor?: (key: InstanceKey) => ValuesContext | undefined;
+  /** The client reading an instance's own cluster (the agent with several clusters); default `client`. */
+  readerFor?: (key: InstanceKey) => KubeClient | undefined;
+}
+
 /** The dependencies of the instance that are not ready, in the order its file lists them. */
-export async function dependenciesNotReady(deps: InstanceRunDeps, input: InstanceRunInput, source: InstanceSource): Promise<NotReady[]> {
+export async function notReadyDependencies(lookup: DependencyLookup, source: InstanceSource): Promise<NotReady[]> {
   const out: NotReady[] = [];
-  // A removal never waits.
-  if (input.desired === undefined) return out;
   const self = { namespace: source.instance.namespace, name: source.instance.name };
   for (const d of source.instance.decl.dependsOn) {
     const key = dependencyKey(self, d);
-    const file = await instanceFileOf(input.tree, key);
+    const file = await instanceFileOf(lookup.tree, key);
     if (file === undefined) {
       out.push({ ready: false, instance: keyOf(key), reason: 'it does not exist' });
       continue;
     }
-    const values = deps.valuesFor?.(key);
-    // The dependency's desired state as its file reads at this commit; its generated values are only read.
-    const load = (): Promise<InstanceSource> => loadInstanceSource(input.tree, file, deps.renderer, {}, { values: { ...values, generatedReadOnly: true } });
-    const state = await dependencyState(deps.readerFor?.(key) ?? deps.client, key, load, new Date(deps.now()));
+    const values = lookup.valuesFor?.(key);
+    // The dependency's desired state as its file reads now; its generated values are only read.
+    const load = (): Promise<InstanceSource> => loadInstanceSource(lookup.tree, file, lookup.renderer, {}, { values: { ...values, generatedReadOnly: true } });
+    // Read in the dependency's own cluster (docs/clusters.md).
+    const state = await dependencyState(lookup.readerFor?.(key) ?? lookup.client, key, load, lookup.now());
     if (!state.ready) out.push(state);
   }
   return out;
+}
+
+/** The agent's look at one instance's dependencies at the commit it runs. */
+export async function dependenciesNotReady(deps: InstanceRunDeps, input: InstanceRunInput, source: InstanceSource): Promise<NotReady[]> {
+  // A removal never waits.
+  if (input.desired === undefined) return [];
+  return notReadyDependencies({ client: deps.client, renderer: deps.renderer, tree: input.tree, now: () => new Date(deps.now()), ...(deps.valuesFor ? { valuesFor: deps.valuesFor } : {}), ...(deps.readerFor ? { readerFor: deps.readerFor } : {}) }, source);
 }
 
 export function waitingStatus(waits: readonly NotReady[], since: string): WaitingStatus {

@@ -27,6 +27,7 @@ import type { StepRetryLog } from './retry-log.js';
 import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 import type { RequestLane } from './request-lane.js';
 import { withRequestsOf } from '../plans/request-merge.js';
+import { childStatusObserver } from './child-status.js';
 
 export type RunOutcome =
   | { kind: 'complete'; plan: string }
@@ -326,7 +327,8 @@ async function operatorsFirst(deps: InstanceRunDeps, input: InstanceRunInput, at
 /** The instance's desired state, and the requests of its request file (none for a removal or a scheduled run). */
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<{ source: InstanceSource; requests: OperatorRequest[] }> {
   const values = deps.valuesFor?.(input.key);
-  const options = values ? { values } : {};
+  // Children of Instance tasks get status files of their own (child-status.ts).
+  const options = { ...(values ? { values } : {}), observeChild: childStatusObserver(deps, input.commit) };
   if (input.desired === undefined) {
     // Removed: the framework and values it was applied with are in the commit it was applied at.
     const at = input.previous?.sourceCommit;

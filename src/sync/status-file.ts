@@ -47,6 +47,14 @@ export interface RefusalStatus {
   commit?: string;
 }
 
+/** The instance is a child created by another instance's `Instance` task (docs/composition.md). */
+export interface ParentStatus {
+  /** `<namespace>/<name>` of the parent instance. */
+  instance: string;
+  /** The parent's Instance task that renders this child. */
+  task: string;
+}
+
 /** A plan of this instance waits for instances it `dependsOn` (docs/composition.md). */
 export interface WaitingStatus {
   /** `<namespace>/<name>` of each dependency that is not ready, with why. */
@@ -72,6 +80,8 @@ export interface InstanceStatus {
   sourceCommit: string;
   updatedAt: string;
   observed: Fingerprint;
+  /** Present for a child instance: no instance file of its own; it is created, updated and removed by its parent. */
+  parent?: ParentStatus;
   refusal?: RefusalStatus;
   /** `suspend: true` in the instance file: nothing is applied or repaired, schedules hold (docs/operations.md). */
   suspended?: SuspendedStatus;
@@ -119,6 +129,7 @@ export interface BuildInput {
   checkpoint?: Checkpoint;
   refusal?: RefusalStatus;
   waiting?: WaitingStatus;
+  parent?: ParentStatus;
   removed?: boolean;
   schedules?: ScheduleStatus[];
   /** Values to mask wherever they would appear (messages can quote them). */
@@ -170,6 +181,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     sourceCommit: input.sourceCommit,
     updatedAt: input.now,
     observed: { ...input.observed },
+    ...(input.parent ? { parent: { ...input.parent } } : {}),
     ...(refusal ? { refusal } : {}),
     ...(input.suspended ? { suspended: { ...input.suspended } } : {}),
     ...(input.waiting ? { waiting: { ...input.waiting, message: capText(input.waiting.message) } } : {}),

@@ -9,7 +9,7 @@ import type { EngineEvent } from '../plans/events.js';
 import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
-import { buildStatus, formatStatus, statusPath, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
+import { buildStatus, formatStatus, statusPath, type ParentStatus, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 
@@ -44,6 +44,8 @@ export interface ReporterContext {
   suspended?: SuspendedStatus;
   /** The instance's target cluster, when it names one (baton.yaml `clusters`). */
   cluster?: string;
+  /** A child instance (Instance task): its parent, in every status written. */
+  parent?: ParentStatus;
 }
 
 /**
@@ -216,6 +218,7 @@ export class StatusReporter {
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),
       ...(this.ctx.cluster !== undefined ? { cluster: { name: this.ctx.cluster } } : {}),
+      ...(this.ctx.parent ? { parent: this.ctx.parent } : {}),
       ...(this.ctx.live?.() ?? {}),
     });
     this.records.set(this.ctx.key, status);

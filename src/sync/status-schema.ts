@@ -75,6 +75,7 @@ export const statusSchema = z
     updatedAt: z.string(),
     observed: z.looseObject({ instance: z.string(), framework: z.string().optional(), request: z.string().optional() }),
     refusal: z.looseObject({ code: z.string(), message: z.string(), at: z.string(), problems: z.array(z.string()).optional(), commit: z.string().optional() }).optional(),
+    parent: z.looseObject({ instance: z.string(), task: z.string() }).optional().describe('a child instance: created, updated and removed by this parent instance (Instance task)'),
     waiting: z.looseObject({ on: z.array(z.looseObject({ instance: z.string(), reason: z.string() })), since: z.string(), message: z.string() }).optional(),
     sync: sync.optional(),
     health: health.optional(),

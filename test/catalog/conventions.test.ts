@@ -49,9 +49,9 @@ function violations(check: (c: Case, plan: { name: string; rendered: RenderedPla
 }
 
 describe('every catalog framework', () => {
-  it('renders at least one version of zookeeper, redis and postgresql, and two of redis', () => {
+  it('renders at least one version of zookeeper, redis and postgresql, and two of redis and kafka', () => {
     const versions = catalogVersions().map((v) => v.label);
-    expect(versions).toEqual(expect.arrayContaining(['zookeeper 1.0.0', 'redis 1.0.0', 'redis 1.1.0', 'postgresql 1.0.0']));
+    expect(versions).toEqual(expect.arrayContaining(['zookeeper 1.0.0', 'redis 1.0.0', 'redis 1.1.0', 'postgresql 1.0.0', 'kafka 1.0.0', 'kafka 1.1.0']));
   });
 
   it('is checked on every plan of every version, twice (defaults and full values)', () => {
@@ -154,7 +154,7 @@ describe('every catalog framework', () => {
     // matches a workload's pods in the plans that deploy them.
     expect(
       violations((_c, p) => {
-        const pods = podTemplates(p.rendered).filter((t) => t.owner.kind === 'StatefulSet');
+        const pods = podTemplates(p.rendered).filter((t) => t.owner.kind === 'StatefulSet' || t.owner.kind === 'Deployment');
         if (pods.length === 0) return [];
         const selectors = [
           ...objectsOf(p.rendered, 'Service').map((o) => ({ o, sel: at(o, ['spec', 'selector']) })),

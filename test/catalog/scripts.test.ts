@@ -238,3 +238,72 @@ describe('PostgreSQL restore.sh', () => {
     );
   });
 });
+
+describe('Kafka topics.sh and reassign.sh', () => {
+  /** The script with Kafka's tools found on the PATH (fakes) and the credentials under the sandbox. */
+  const kafkaScript = async (name: string, root: string): Promise<string> =>
+    (await scriptsOf('kafka 1.1.0')).get(name)!.replace(/\/opt\/kafka\/bin\//g, '').replace(/\/etc\/kafka\/auth\//g, `${root}/auth/`);
+  // kafka-topics.sh: --list prints $STATE/topics; --describe --topic T prints its PartitionCount; --describe
+  // alone prints $STATE/describe; every call is logged to $STATE/calls.
+  const fakeTopics = [
+    'echo "kafka-topics $*" >> "$STATE/calls"',
+    'case " $* " in',
+    '  *" --list "*) cat "$STATE/topics" ;;',
+    '  *" --describe --topic "*) t=$(echo "$*" | sed -n "s/.*--topic \\([^ ]*\\).*/\\1/p"); echo "Topic: $t TopicId: x PartitionCount: $(cat "$STATE/partitions-$t") ReplicationFactor: 3" ;;',
+    '  *" --describe "*) cat "$STATE/describe" ;;',
+    'esac',
+  ].join('\n');
+
+  it('creates missing topics with their settings, grows partitions of existing ones and keeps the others', async () => {
+    const box = sandbox();
+    box.fake('kafka-topics.sh', fakeTopics);
+    box.fake('kafka-configs.sh', 'echo "kafka-configs $*" >> "$STATE/calls"');
+    box.file('state/topics', 'orders\nlegacy\n');
+    box.file('state/partitions-orders', '3');
+    box.file('auth/client.properties', 'security.protocol=SASL_PLAINTEXT\n');
+    const r = box.run(await kafkaScript('topics.sh', box.root), { STATE: path.join(box.root, 'state'), BOOTSTRAP: 'k:9092', TOPICS: 'orders 6 3 -\naudit 3 2 cleanup.policy=compact,retention.ms=1000' });
+    expect(r.out).toContain('topics: 1 created, 1 already there');
+    expect(r.status).toBe(0);
+    const calls = readFileSync(path.join(box.root, 'state/calls'), 'utf8');
+    expect(calls).toContain('--alter --topic orders --partitions 6');
+    expect(calls).toContain('--create --topic audit --partitions 3 --replication-factor 2 --config cleanup.policy=compact --config retention.ms=1000');
+    expect(calls).not.toContain('legacy');
+    expect(calls).not.toContain('kafka-configs');
+  });
+
+  it('does not lower partitions, and fails when the cluster never answers', async () => {
+    const box = sandbox();
+    box.fake('kafka-topics.sh', fakeTopics);
+    box.file('state/topics', 'orders\n');
+    box.file('state/partitions-orders', '12');
+    box.file('auth/client.properties', '');
+    const ok = box.run(await kafkaScript('topics.sh', box.root), { STATE: path.join(box.root, 'state'), BOOTSTRAP: 'k:9092', TOPICS: 'orders 6 3 -' });
+    expect(ok.status).toBe(0);
+    expect(readFileSync(path.join(box.root, 'state/calls'), 'utf8')).not.toContain('--alter');
+    box.fake('kafka-topics.sh', 'exit 1');
+    const down = box.run(await kafkaScript('topics.sh', box.root), { STATE: path.join(box.root, 'state'), BOOTSTRAP: 'k:9092', TOPICS: 'orders 6 3 -', WAIT_SECONDS: '0' });
+    expect([down.status, down.out]).toEqual([1, expect.stringContaining('kafka at k:9092 does not answer') as unknown]);
+  });
+
+  it('drain moves nothing when no replica is on a broker that goes, and plans a move when one is', async () => {
+    const box = sandbox();
+    box.fake('kafka-topics.sh', fakeTopics);
+    box.fake('kafka-reassign-partitions.sh', [
+      'echo "kafka-reassign $*" >> "$STATE/calls"',
+      'case " $* " in *" --generate "*) echo "Current partition replica assignment"; echo "{}"; echo; echo "Proposed partition reassignment configuration"; echo "{\\"version\\":1}";; esac',
+    ].join('\n'));
+    box.file('state/topics', 'orders\n');
+    box.file('state/describe', 'Topic: orders Partition: 0 Leader: 0 Replicas: 0,1,2 Isr: 0,1,2\n');
+    box.file('auth/client.properties', '');
+    const env = { STATE: path.join(box.root, 'state'), BOOTSTRAP: 'k:9092', BROKERS: '3', REASSIGN: 'drain' };
+    const nothing = box.run(await kafkaScript('reassign.sh', box.root), env);
+    expect([nothing.status, nothing.out]).toEqual([0, expect.stringContaining('nothing to move') as unknown]);
+    box.file('state/describe', 'Topic: orders Partition: 0 Leader: 3 Replicas: 3,1,2 Isr: 3,1,2\n');
+    const moved = box.run(await kafkaScript('reassign.sh', box.root), env);
+    expect(moved.out).toContain('moving replicas off brokers 3');
+    expect(moved.status).toBe(0);
+    const calls = readFileSync(path.join(box.root, 'state/calls'), 'utf8');
+    expect(calls).toContain('--broker-list 0,1,2 --generate');
+    expect(calls).toMatch(/--reassignment-json-file \S+plan\.json --execute/);
+  });
+});

@@ -19,6 +19,7 @@ import {
   type Renderer,
 } from '../../src/render/index.js';
 import { isRecord, type KubeObject } from '../../src/kube/object.js';
+import { placeholderValue } from '../../src/compose/generated/generate.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CATALOG_DIR = path.join(ROOT, 'frameworks');
@@ -80,7 +81,11 @@ export type Rendered = { ok: true; plan: RenderedPlan; problems: Problem[] } | {
 
 /** Resolves the values (defaults when none) and renders one plan for instance `demo` in `catalog`. */
 export async function render(renderer: Renderer, req: RenderRequest): Promise<Rendered> {
-  const resolved = resolveParams(req.framework.params, req.values ?? {});
+  // Generated parameters (kafka's passwords and cluster id) render with the placeholder of their shape,
+  // as `baton validate` and `baton render` without a cluster do.
+  const generated = Object.fromEntries(req.framework.params.filter((p) => p.generate !== undefined).map((p) => [p.name, placeholderValue(p.generate!)]));
+  const resolved = resolveParams(req.framework.params, { ...generated, ...req.values });
+  const args = { ...requiredArgSamples(req.framework, req.plan), ...req.args };
   if (resolved.problems.some((p) => p.severity === 'error')) return { ok: false, problems: resolved.problems };
   return renderPlan({
     framework: req.framework,
@@ -88,9 +93,17 @@ export async function render(renderer: Renderer, req: RenderRequest): Promise<Re
     params: resolved.values,
     sensitiveValues: resolved.sensitiveValues,
     plan: req.plan,
-    ...(req.args ? { args: req.args } : {}),
+    ...(Object.keys(args).length > 0 ? { args } : {}),
     renderer,
   });
+}
+
+/** A sample for each required plan argument without default (kafka's decommission takes POD=<a broker pod>). */
+function requiredArgSamples(framework: Framework, plan: string): Record<string, string> {
+  const instance = 'demo';
+  const samples: Record<string, string> = { POD: `${instance}-broker-3` };
+  const declared = framework.decl.plans[plan]?.args ?? [];
+  return Object.fromEntries(declared.filter((a) => a.required && a.default === undefined).map((a) => [a.name, samples[a.name] ?? 'sample']));
 }
 
 /** Renders and fails the test with the problems when rendering does not succeed. */

@@ -9,8 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { loadInstanceSource, reconcileSource } from '../../src/plans/instance-source.js';
 import type { ReconcileResult } from '../../src/plans/reconcile.js';
+import type { EngineEvent, EventListener } from '../../src/plans/events.js';
+import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import { MemoryTree, Renderer, validateRepository } from '../../src/render/index.js';
 import { bestVersion } from '../../src/compose/children/range.js';
+import { buildPreview } from '../../src/preview/preview.js';
+import { formatText } from '../../src/preview/format-text.js';
+import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
@@ -48,21 +53,26 @@ function app(range = '^1.0.0'): Record<string, string> {
       '  - { name: main, kind: Apply, resources: [app.yaml.ejs] }',
       ...plans(['{ name: db, tasks: [db] }', '{ name: main, tasks: [main] }']), '',
     ].join('\n'),
-    [`${dir}/params.yaml`]: '- { name: DB_SIZE, type: integer, default: 1 }\n',
-    [`${dir}/templates/db.yaml.ejs`]: 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nmetadata:\n  name: <%= instance.name %>-db\nparams:\n  SIZE: <%= params.DB_SIZE %>\n',
+    [`${dir}/params.yaml`]: '- { name: DB_SIZE, type: integer, default: 1 }\n- { name: WITH_DB, type: boolean, default: true }\n',
+    [`${dir}/templates/db.yaml.ejs`]: '<% if (params.WITH_DB) { -%>\napiVersion: baton.dev/v1alpha1\nkind: Instance\nmetadata:\n  name: <%= instance.name %>-db\nparams:\n  SIZE: <%= params.DB_SIZE %>\n<% } -%>\n',
     [`${dir}/templates/app.yaml.ejs`]: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  db: <%= instance.name %>-db-store\n',
   };
 }
 
-const repo = (ns: string, size: unknown, range?: string): MemoryTree =>
-  new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)} }\n` });
+const repo = (ns: string, size: unknown, range?: string, withDb = true): MemoryTree =>
+  new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)}, WITH_DB: ${withDb} }\n` });
 
-async function run(tree: MemoryTree, ns: string, removed = false): Promise<ReconcileResult> {
+async function run(tree: MemoryTree, ns: string, removed = false, onEvent?: EventListener): Promise<ReconcileResult> {
   const source = await loadInstanceSource(tree, `instances/${ns}/shop.yaml`, renderer, removed ? { removed: true } : {}, { values: { cluster: client } });
-  return reconcileSource(client, source);
+  return reconcileSource(client, source, onEvent);
 }
 
 const cm = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name }))?.['data'] as Record<string, string> | undefined;
+
+const stepMessage = (cp: Checkpoint): string | undefined => {
+  const step = cp.active?.phases[0]?.steps.find((st) => st.name === 'db');
+  return step && 'message' in step.state ? step.state.message : undefined;
+};
 
 let seq = 0;
 describe('Instance tasks', () => {
@@ -92,6 +102,24 @@ describe('Instance tasks', () => {
     expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
   });
 
+  it('GIVEN a parent step running its child WHEN it runs THEN the step says it waits on the child and what the child does, in its checkpoint and as step-waiting events', async () => {
+    const ns = `child-${++seq}`;
+    const events: EngineEvent[] = [];
+    const result = await run(repo(ns, 2), ns, false, (e) => events.push(e));
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    const waits = events.flatMap((e) => (e.type === 'step-waiting' && e.instance.name === 'shop' ? [`${e.step} ${e.object}: ${e.message}`] : []));
+    const about = `db Instance ${ns}/shop-db: child instance (framework store 1.2.0; baton plan status ${ns}/shop-db)`;
+    expect(waits).toEqual([
+      `${about}: checking whether a plan must run`,
+      `${about}: its deploy plan started`,
+      `${about}: its deploy plan: step main/main`,
+      `${about}: checking its health`,
+    ]);
+    // The parent's checkpoint said so while the child ran (a checkpoint event per progress report).
+    const messages = events.flatMap((e) => (e.type === 'checkpoint' && e.instance.name === 'shop' ? [stepMessage(e.checkpoint)] : []));
+    expect(messages).toContain(`waiting on Instance ${ns}/shop-db: child instance (framework store 1.2.0; baton plan status ${ns}/shop-db): its deploy plan: step main/main`);
+  });
+
   it('GIVEN child parameters the child framework refuses WHEN deployed THEN the parent fails with CHILD_INVALID naming the child and the problem, and no child is created', async () => {
     const ns = `child-${++seq}`;
     const result = await run(repo(ns, 0), ns);
@@ -112,6 +140,55 @@ describe('Instance tasks', () => {
     expect(errors[0]?.message).toContain('has no version in ^3.0.0 (available: 1.0.0, 1.2.0, 2.0.0)');
     const result = await run(tree, ns);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_FRAMEWORK_UNKNOWN');
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+  });
+
+  it('GIVEN a child framework that does not exist WHEN validated or deployed THEN CHILD_FRAMEWORK_UNKNOWN names it, the parent step fails and no child is created', async () => {
+    const ns = `child-${++seq}`;
+    const files = { ...store('1.0.0'), ...app(), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\n` };
+    const key = 'frameworks/app/1.0.0/framework.yaml';
+    files[key] = files[key]!.replace('framework: store,', 'framework: nosuch,');
+    const tree = new MemoryTree(files);
+    const report = await validateRepository(tree, renderer);
+    const error = report.problems.find((p) => p.code === 'CHILD_FRAMEWORK_UNKNOWN');
+    expect([error?.file, error?.message]).toEqual([key, 'Instance task db: framework "nosuch" does not exist under frameworks/']);
+    const result = await run(tree, ns);
+    const failed = result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error : undefined;
+    expect(failed?.code).toBe('CHILD_FRAMEWORK_UNKNOWN');
+    expect(failed?.message).toContain(`child instance ${ns}/shop-db (Instance task db, framework nosuch ^1.0.0)`);
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await cm(ns, 'shop')).toBeUndefined();
+  });
+
+  it('GIVEN an Instance template that renders nothing WHEN deployed and removed THEN no child is created and the parent completes', async () => {
+    const ns = `child-${++seq}`;
+    const result = await run(repo(ns, 2, undefined, false), ns);
+    expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
+    const step = result.kind === 'ran' ? result.execution.run.phases[0]?.steps.find((s) => s.name === 'db') : undefined;
+    expect(step?.state.status).toBe('COMPLETE');
+    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await cm(ns, 'shop')).toBeDefined();
+    const removed = await run(repo(ns, 2, undefined, false), ns, true);
+    expect(removed.kind === 'removed' && removed.report.deleted.filter((d) => d.startsWith('Instance'))).toEqual([]);
+  });
+
+  it('GIVEN an instance loaded without a cluster WHEN its Instance step runs THEN it fails with CHILD_NO_CLUSTER instead of completing without the child', async () => {
+    const ns = `child-${++seq}`;
+    const source = await loadInstanceSource(repo(ns, 2), `instances/${ns}/shop.yaml`, renderer);
+    const result = await reconcileSource(client, source);
+    expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_NO_CLUSTER');
+    expect(await cm(ns, 'shop')).toBeUndefined();
+  });
+
+  it('GIVEN a change adding a parent WHEN previewed THEN the step lists the child instance it creates (text, Markdown, JSON)', async () => {
+    const head = repo('shop', 2);
+    const base = new MemoryTree({ ...store('1.0.0'), ...app() });
+    const report = await buildPreview({ base, head, baseRef: 'main', headRef: 'change', renderer, now: new Date('2026-01-01T00:00:00Z') });
+    const inst = report.instances.find((i) => i.instance.name === 'shop');
+    const step = inst?.outcome === 'run' ? inst.steps.find((s) => s.step === 'db') : undefined;
+    expect(step?.children).toEqual([{ instance: 'shop/shop-db', task: 'db', framework: 'store', version: '^1.0.0' }]);
+    expect(formatText(report)).toContain('    child instance shop/shop-db (Instance task db: framework store ^1.0.0), created or updated by its own plans');
+    expect(formatMarkdown(report)).toContain('child instance `shop/shop-db`');
   });
 
   it('GIVEN frameworks that install each other WHEN validated THEN CHILD_CYCLE names the path', async () => {

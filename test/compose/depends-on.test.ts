@@ -14,6 +14,8 @@ import { formatText } from '../../src/preview/format-text.js';
 import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { until } from '../helpers/wait.js';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
 import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, webFramework, type AgentWorld } from '../sync/fixtures.js';
 
 const inst = (framework: string, dependsOn = ''): string => `${API}\nkind: Instance\nframework: ${framework}\nversion: 1.0.0\n${dependsOn}`;
@@ -60,6 +62,11 @@ describe('dependsOn in the agent', () => {
     expect(first.reports.find((r) => r.instance === 'shop/db')?.outcome.kind).toBe('complete');
     const waiting = await statusOf('app');
     expect(waiting.waiting?.on).toEqual([{ instance: 'shop/db', reason: expect.any(String) as unknown }]);
+    // `baton plan status --git` shows what the plan waits on.
+    const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
+    await main(['node', 'baton', 'plan', 'status', 'shop/app', '--git', world.origin], io);
+    expect([io.exitCode, io.err]).toEqual([0, '']);
+    expect(io.out).toContain("waiting:\n  'on':\n    - instance: shop/db\n      reason: ");
 
     const second = await agent.pass();
     expect(second.reports.find((r) => r.instance === 'shop/app')?.outcome.kind).toBe('complete');
@@ -146,6 +153,9 @@ describe('dependsOn problems are located refusals', () => {
     const errors = report.problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => [p.code, p.file, p.line])).toEqual([['DEPENDENCY_FORBIDDEN', 'instances/team-a/app.yaml', 6]]);
     expect(errors[0]?.message).toContain('tenant team-a may not depend on platform/zk');
+    // The engine (agent, baton apply) refuses it the same way, located, before anything runs; team-b may.
+    expect(await engineProblems(tree, 'instances/team-a/app.yaml')).toEqual([expect.stringContaining('DEPENDENCY_FORBIDDEN')]);
+    expect((await loadInstanceSource(tree, 'instances/team-b/app.yaml', renderer)).instance.name).toBe('app');
   });
 
   it('GIVEN a change adding three dependent instances WHEN previewed THEN the order and what waits on what are shown', async () => {

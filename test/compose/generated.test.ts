@@ -167,6 +167,12 @@ describe('generated values', () => {
     expect((err as RenderProblemsError).problems[0]?.code).toBe('GENERATED_NO_CLUSTER');
   });
 
+  it('GIVEN a generated parameter with a pattern WHEN its framework is validated THEN the placeholder of its shape is used, not a sample that breaks the pattern', async () => {
+    const params = "- name: PASSWORD\n  generate: { kind: token, length: 22, alphabet: 'AB-_' }\n  pattern: '^[AB_-]{22}$'\n- { name: REPLICAS, type: integer, default: 1 }\n";
+    const report = await validateRepository(new MemoryTree({ ...framework('1.0.0', params) }), renderer);
+    expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  });
+
   it('GIVEN bad generator declarations WHEN validated THEN each is a located error in params.yaml', async () => {
     const bad = '- name: PASSWORD\n  type: integer\n  generate: { kind: token }\n- name: REPLICAS\n  default: x\n  generate: { kind: uuid }\n';
     const report = await validateRepository(new MemoryTree({ ...framework('1.0.0', bad) }), renderer);

@@ -17,7 +17,9 @@ import { loadInstanceSource, reconcileSource, type InstanceSource } from '../../
 import { KubeEventRecorder } from '../../plans/kube-events.js';
 import { eventLine, exitCodeOf, resultLine } from '../../plans/progress-text.js';
 import type { ReconcileResult } from '../../plans/reconcile.js';
-import { DirectoryTree, maskSensitive, problemLocation, RenderProblemsError, Renderer } from '../../render/index.js';
+import { DirectoryTree, maskSensitive, parseDuration, problemLocation, RenderProblemsError, Renderer, type FileTree } from '../../render/index.js';
+import type { ValuesContext } from '../../secrets/instance-values.js';
+import { dependencyRefusal, gateOnDependencies, type DependencyPolicy } from './apply-dependencies.js';
 import type { CliIO } from '../io.js';
 import { loadLocalAgeKeys } from '../../secrets/index.js';
 
@@ -33,6 +35,8 @@ export interface ClusterFlags {
 interface ApplyFlags extends ClusterFlags {
   plan?: string;
   arg: string[];
+  waitForDependencies?: string;
+  ignoreDependencies?: boolean;
 }
 
 export function registerApply(program: Command, io: CliIO): void {
@@ -42,11 +46,13 @@ export function registerApply(program: Command, io: CliIO): void {
     .option('--plan <name>', 'run this plan now instead of the one the selection rules choose')
     .option('--arg <key=value>', 'one-shot argument for the plan (repeatable)', collectArg, [])
     .option('--no-events', 'do not record Kubernetes Events for the plan')
+    .option('--wait-for-dependencies <duration>', 'wait up to this long (90s, 10m) for the instances it dependsOn to be applied and healthy; without it, apply refuses at once while one is not')
+    .option('--ignore-dependencies', 'run even when an instance it dependsOn is not applied and healthy')
     .action(async (file: string, flags: ApplyFlags) => {
       const args = Object.fromEntries(flags.arg.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
       if (flags.plan === undefined && flags.arg.length > 0) throw new UsageError('--arg needs --plan');
       const extras: DesiredExtras = flags.plan !== undefined ? { request: { id: `cli-${randomUUID()}`, plan: flags.plan, args, explicit: true } } : {};
-      io.exitCode = await runReconcile(io, file, flags, extras);
+      io.exitCode = await runReconcile(io, file, flags, extras, dependencyPolicyOf(flags));
     });
 }
 
@@ -59,13 +65,34 @@ export function withClusterFlags(cmd: Command): Command {
     .option('-o, --output <format>', 'text or json', parseOutput, 'text');
 }
 
-export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags, extras: DesiredExtras): Promise<number> {
-  return withInstance(io, file, flags, extras, async (source, client) => {
+function dependencyPolicyOf(flags: ApplyFlags): DependencyPolicy {
+  if (flags.ignoreDependencies === true && flags.waitForDependencies !== undefined) throw new UsageError('--wait-for-dependencies and --ignore-dependencies exclude each other');
+  if (flags.ignoreDependencies === true) return { kind: 'ignore' };
+  if (flags.waitForDependencies === undefined) return { kind: 'check', waitSeconds: 0 };
+  const waitSeconds = parseDuration(flags.waitForDependencies);
+  if (waitSeconds === undefined) throw new UsageError(`--wait-for-dependencies ${JSON.stringify(flags.waitForDependencies)}: expected a duration such as 90s, 10m or 1h`);
+  return { kind: 'check', waitSeconds };
+}
+
+/**
+ * Runs the plan the selection rules (or the request in `extras`) choose. `dependencies`: whether
+ * instances it dependsOn must be ready first (apply); removals and control commands never wait.
+ */
+export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags, extras: DesiredExtras, dependencies: DependencyPolicy = { kind: 'ignore' }): Promise<number> {
+  return withInstance(io, file, flags, extras, async (source, client, context) => {
     // Suspended (docs/operations.md): nothing is applied, by the agent or here. Deleting still proceeds.
     if (extras.removed !== true && source.instance.decl.suspend === true) return fail(io, suspendedText(file, source));
     const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
+    const gate = await gateOnDependencies({ source, client, ...context, policy: dependencies, onWaiting: (text) => print.line(mask(text)) });
+    if (!gate.ready) {
+      const refusal = dependencyRefusal(file, gate, dependencies.kind === 'check' ? dependencies.waitSeconds : 0);
+      print.done();
+      if (flags.output === 'json') io.stdout(`${JSON.stringify(mask({ instance: instanceJson(source), exitCode: 1, kind: 'refused', refusal }), null, 2)}\n`);
+      else io.stderr(`error: ${mask(refusal.message)}\n`);
+      return 1;
+    }
     // Kubernetes Events as the agent records them; a warning (not a failure) when RBAC forbids them.
     // (On stderr, so that `-o json` output stays JSON.)
     const events = flags.events !== false ? new KubeEventRecorder(client, { log: (_level, message) => io.stderr(`warning: ${mask(message)}\n`) }) : undefined;
@@ -80,13 +107,20 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
   });
 }
 
+/** What `withInstance` loaded the instance with: the repository on disk, the renderer, the values context. */
+export interface InstanceContext {
+  tree: FileTree;
+  renderer: Renderer;
+  values: ValuesContext;
+}
+
 /** Loads the instance (rendering nothing yet), connects, runs `fn`, and always releases both. */
 export async function withInstance(
   io: CliIO,
   file: string,
   flags: ClusterFlags,
   extras: DesiredExtras,
-  fn: (source: InstanceSource, client: KubeClient) => Promise<number>,
+  fn: (source: InstanceSource, client: KubeClient, context: InstanceContext) => Promise<number>,
 ): Promise<number> {
   const path = resolve(io.cwd, file);
   if (!existsSync(path)) return fail(io, `${file}: no such file`);
@@ -98,8 +132,10 @@ export async function withInstance(
     client = await createKubeClient({ ...(flags.kubeconfig !== undefined ? { kubeconfigPath: resolve(io.cwd, flags.kubeconfig) } : {}), ...(flags.context !== undefined ? { context: flags.context } : {}) });
     // Encrypted values with the user's age keys ($SOPS_AGE_KEY_FILE, $SOPS_AGE_KEY, sops' default file); valuesFrom from the cluster.
     const keys = await loadLocalAgeKeys({ defaultFile: true }, process.env);
-    const source = await loadInstanceSource(new DirectoryTree(root), relative(root, path).split(sep).join('/'), renderer, extras, { values: { keys, cluster: client } });
-    return await fn(source, client);
+    const tree = new DirectoryTree(root);
+    const values = { keys, cluster: client };
+    const source = await loadInstanceSource(tree, relative(root, path).split(sep).join('/'), renderer, extras, { values });
+    return await fn(source, client, { tree, renderer, values });
   } catch (err) {
     if (err instanceof RenderProblemsError) {
       for (const p of err.problems) io.stderr(`${problemLocation(p)}: ${p.severity} ${p.code}: ${p.message}\n`);
@@ -151,9 +187,12 @@ function progressPrinter(io: CliIO, enabled: boolean, mask: <T>(v: T) => T): { e
   };
 }
 
+function instanceJson(source: InstanceSource): Record<string, string> {
+  return { name: source.instance.name, namespace: source.instance.namespace, framework: source.framework.name, version: source.framework.version };
+}
+
 function resultJson(source: InstanceSource, result: ReconcileResult): Record<string, unknown> {
-  const instance = { name: source.instance.name, namespace: source.instance.namespace, framework: source.framework.name, version: source.framework.version };
-  return { instance, exitCode: exitCodeOf(result), ...result };
+  return { instance: instanceJson(source), exitCode: exitCodeOf(result), ...result };
 }
 
 function collectArg(value: string, previous: string[]): string[] {

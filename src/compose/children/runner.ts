@@ -15,6 +15,7 @@ import type { ReconcileResult } from '../../plans/reconcile.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import { RenderProblemsError, problemLocation } from '../../render/problems.js';
 import type { FileTree } from '../../render/tree.js';
+import type { EventListener } from '../../plans/events.js';
 import type { RenderedChild } from '../../render/types.js';
 import { OverlayTree } from '../../testing/overlay-tree.js';
 import { dependencyState, type DependencySource } from '../depends/readiness.js';
@@ -32,6 +33,26 @@ export class ChildError extends BatonError {
 
 export interface ChildSource extends DependencySource {
   sensitiveValues: string[];
+  framework: { version: string };
+}
+
+/** A child as an observer sees it: its key, framework, and the parent task that renders it. */
+export interface ChildIdentity {
+  key: { namespace: string; name: string };
+  framework: { name: string; version: string };
+  parent: { namespace: string; name: string };
+  task: string;
+  /** Values to mask in anything recorded about the child (its own and the parent's). */
+  sensitiveValues: readonly string[];
+}
+
+/**
+ * Watches one child's reconcile: its engine events, then its result (the agent writes the child's own
+ * status file and history from them, as for an instance with a file).
+ */
+export interface ChildObserver {
+  onEvent: EventListener;
+  done: (result: ReconcileResult) => Promise<void>;
 }
 
 export interface ChildRunnerDeps<S extends ChildSource> {
@@ -39,15 +60,25 @@ export interface ChildRunnerDeps<S extends ChildSource> {
   tree: FileTree;
   parent: { namespace: string; name: string; file: string };
   load: (tree: FileTree, file: string, extras: DesiredExtras) => Promise<S>;
-  reconcile: (source: S) => Promise<ReconcileResult>;
+  /** Reconciles a child; `onEvent` sees the child's engine events (its plan and steps starting). */
+  reconcile: (source: S, onEvent?: EventListener) => Promise<ReconcileResult>;
   /** The children the parent's lifecycle plans (deploy, update, upgrade) render now. */
   lifecycleChildren: () => Promise<RenderedChild[]>;
   now: () => Date;
+  /** Called for each child before it is reconciled (run or removal); absent: nobody watches. */
+  observe?: (child: ChildIdentity) => ChildObserver | undefined;
 }
+
+/**
+ * What the parent's step waits on while a child runs: the child (`Instance <namespace>/<name>`) and
+ * what it does (`its deploy plan: step quorum/servers`). The executor records it as the step's message
+ * and a `step-waiting` event, so `baton plan status` of the parent says what it waits for.
+ */
+export type ChildProgress = (object: string, message: string) => Promise<void>;
 
 export interface ChildRunner {
   /** Runs the step's children to completion and health; returns a line for the step's message. */
-  run(children: readonly RenderedChild[]): Promise<string>;
+  run(children: readonly RenderedChild[], onProgress?: ChildProgress): Promise<string>;
   /** Removes the parent's children (after its own objects); returns the removed `<namespace>/<name>`. */
   removeAll(): Promise<string[]>;
 }
@@ -69,6 +100,9 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     return { tree, file, version: resolved.version };
   };
 
+  const observe = (c: RenderedChild, source: S): ChildObserver | undefined =>
+    deps.observe?.({ key: { namespace: ns, name: c.name }, framework: { name: c.framework, version: source.framework.version }, parent: { namespace: ns, name: deps.parent.name }, task: c.task, sensitiveValues: source.sensitiveValues });
+
   const load = async (c: RenderedChild, extras: DesiredExtras): Promise<S> => {
     const { tree, file } = await childTree(c);
     try {
@@ -79,14 +113,30 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     }
   };
 
-  const runOne = async (c: RenderedChild): Promise<string> => {
+  const runOne = async (c: RenderedChild, onProgress: ChildProgress): Promise<string> => {
     const source = await load(c, {});
-    const result = await deps.reconcile(source);
+    const object = objectOf(c);
+    const about = `child instance (framework ${c.framework} ${source.framework.version}; baton plan status ${ns}/${c.name})`;
+    await onProgress(object, `${about}: checking whether a plan must run`);
+    // Progress reports are chained, so they reach the parent's checkpoint in order and before the result.
+    let reported = Promise.resolve();
+    const report = (message: string): void => {
+      reported = reported.then(() => onProgress(object, `${about}: ${message}`)).catch(() => undefined);
+    };
+    const observer = observe(c, source);
+    const result = await deps.reconcile(source, (e) => {
+      observer?.onEvent(e);
+      if (e.type === 'plan-started') report(`its ${e.plan} plan ${e.resumed ? 'resumed' : 'started'}`);
+      else if (e.type === 'step-started' && e.attempt === 0) report(`its ${e.plan} plan: step ${e.phase}/${e.step}`);
+    });
+    await observer?.done(result);
+    await reported;
     if (result.kind === 'refused') throw new ChildError('CHILD_FAILED', `${label(c)} was refused: ${result.refusal.code}: ${result.refusal.message}`, objectOf(c));
     if (result.kind === 'ran' && result.execution.outcome !== 'complete') {
       const why = result.execution.outcome === 'failed' ? `${result.execution.error.code}: ${result.execution.error.message}` : 'it was superseded';
       throw new ChildError('CHILD_FAILED', `${label(c)}: its ${result.execution.run.plan} plan did not complete: ${why}`, objectOf(c));
     }
+    await onProgress(object, `${about}: checking its health`);
     const state = await dependencyState(deps.client, { namespace: ns, name: c.name }, () => Promise.resolve(source), deps.now());
     if (!state.ready) throw new ChildError('CHILD_UNHEALTHY', `${label(c)} is not ready: ${state.reason}`, objectOf(c));
     const plan = result.kind === 'ran' ? `${result.execution.run.plan} COMPLETE` : 'up to date';
@@ -94,9 +144,9 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
   };
 
   return {
-    async run(children) {
+    async run(children, onProgress = () => Promise.resolve()) {
       const lines: string[] = [];
-      for (const c of children) lines.push(await runOne(c));
+      for (const c of children) lines.push(await runOne(c, onProgress));
       return lines.join('; ');
     },
     async removeAll() {
@@ -107,7 +157,10 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
         if (seen.has(c.name)) continue;
         seen.add(c.name);
         if ((await store.load({ namespace: ns, name: c.name })) === undefined) continue;
-        const result = await deps.reconcile(await load(c, { removed: true }));
+        const source = await load(c, { removed: true });
+        const observer = observe(c, source);
+        const result = await deps.reconcile(source, observer?.onEvent);
+        await observer?.done(result);
         if (result.kind !== 'removed' || result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete')) {
           throw new ChildError('CHILD_FAILED', `${label(c)} could not be removed`, objectOf(c));
         }
