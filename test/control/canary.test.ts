@@ -175,7 +175,8 @@ describe('canary strategies, end to end with the agent', () => {
     await agent.pass({ wait: false });
     if (c.order === 'parallel') {
       r = await waitRun(`${c.plan}: c and d running together`, (x) => itemState(c, x, 'c') === 'IN_PROGRESS' && itemState(c, x, 'd') === 'IN_PROGRESS');
-      expect(await exists(c, 'd')).toBe(true);
+      // A phase is IN_PROGRESS in the checkpoint just before its step applies: wait for the object.
+      await until(async () => exists(c, 'd'), 30_000, `${c.plan}: d applied`);
       await releaseGate(client, 'ops', gateName(c.plan, 'd'));
       await releaseGate(client, 'ops', gateName(c.plan, 'c'));
     } else {
