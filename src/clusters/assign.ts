@@ -5,9 +5,8 @@
  * routing stays where its objects are, so nothing is read from or written to the wrong cluster.
  */
 import { hasErrors, loadInstance, loadSettings, type FileTree, type Problem } from '../render/index.js';
-import { problem } from '../render/problems.js';
 import type { InstanceKey } from '../plans/checkpoint.js';
-import { clusterViolations, OWN_CLUSTER } from './rules.js';
+import { clusterMoveProblem, clusterViolations } from './rules.js';
 import type { ClusterRouter } from './router.js';
 
 /** What the agent knows of an instance at the commit (a DesiredInstance). */
@@ -59,10 +58,5 @@ async function targetProblems(tree: FileTree, d: TargetedInstance, names: readon
   const inst = await loadInstance(tree, d.file);
   const locate = inst.ok ? (path: (string | number)[]): { line: number; column: number } => inst.value.source.locate(path) : undefined;
   if (unknown) return clusterViolations(names.map((name) => ({ name })), { file: d.file, cluster: d.cluster, ...(locate ? { locate } : {}) });
-  const from = previous?.cluster ?? OWN_CLUSTER;
-  const to = d.cluster ?? OWN_CLUSTER;
-  return [problem({
-    code: 'CLUSTER_MOVE', file: d.file, path: ['cluster'], ...(locate?.(['cluster']) ?? { line: 1, column: 1 }),
-    message: `the instance's objects are in cluster "${from}"; moving it to "${to}" is not done in place: keep cluster "${from}" in this file, or remove the file, let the agent remove the instance, then add it again with cluster "${to}"`,
-  })];
+  return [clusterMoveProblem({ file: d.file, from: previous?.cluster, to: d.cluster, ...(locate ? { locate } : {}) })];
 }

@@ -39,3 +39,16 @@ export function clusterViolations(clusters: readonly Pick<ClusterDecl, 'name'>[]
 export function clusterDecl(clusters: readonly ClusterDecl[] | undefined, name: string | undefined): ClusterDecl | undefined {
   return name === undefined ? undefined : clusters?.find((c) => c.name === name);
 }
+
+/**
+ * The instance's objects are in cluster `from` and its file now names `to`: refused (the agent at a
+ * commit, `baton preview` before the merge), with the same words everywhere.
+ */
+export function clusterMoveProblem(facts: { file: string; from: string | undefined; to: string | undefined; locate?: ClusterFacts['locate'] }): Problem {
+  const from = facts.from ?? OWN_CLUSTER;
+  const to = facts.to ?? OWN_CLUSTER;
+  return problem({
+    code: 'CLUSTER_MOVE', file: facts.file, path: ['cluster'], ...(facts.locate?.(['cluster']) ?? { line: 1, column: 1 }),
+    message: `the instance's objects are in cluster "${from}"; moving it to "${to}" is not done in place: keep cluster "${from}" in this file, or remove the file, let the agent remove the instance, then add it again with cluster "${to}"`,
+  });
+}

@@ -4,6 +4,7 @@
  */
 import { scaleDownLine } from './format-text.js';
 import { refLabel } from '../kube/object.js';
+import { targetText } from '../clusters/describe.js';
 import type { ChildPreview, InstancePreview, LiveChange, ObjectChange, PreviewReport, ScheduleChange, StepPreview } from './types.js';
 
 const INLINE_DIFF_LINES = 15;
@@ -17,9 +18,10 @@ export function formatMarkdown(report: PreviewReport): string {
     out.push('');
   }
   if (report.instances.length === 0 && report.frameworks.length === 0) out.push('No instance is affected.', '');
+  const clusters = namesClusters(report);
   if (report.instances.length > 0) {
-    out.push('| Instance | Outcome | Why |', '|---|---|---|');
-    for (const inst of report.instances) out.push(`| \`${id(inst)}\` | ${outcomeCell(inst)} | ${escapeMd(whyCell(inst))} |`);
+    out.push(clusters ? '| Instance | Cluster | Outcome | Why |' : '| Instance | Outcome | Why |', clusters ? '|---|---|---|---|' : '|---|---|---|');
+    for (const inst of report.instances) out.push(`| \`${id(inst)}\` | ${clusters ? `${escapeMd(clusterCell(inst))} | ` : ''}${outcomeCell(inst)} | ${escapeMd(whyCell(inst))} |`);
     out.push('');
   }
   if (report.order) {
@@ -35,12 +37,13 @@ export function formatMarkdown(report: PreviewReport): string {
     }
     out.push('');
   }
-  for (const inst of report.instances) out.push(...instanceSection(inst));
+  for (const inst of report.instances) out.push(...instanceSection(inst, clusters));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
-function instanceSection(inst: InstancePreview): string[] {
+function instanceSection(inst: InstancePreview, clusters: boolean): string[] {
   const out = [`### \`${id(inst)}\`: ${outcomeCell(inst)}`, ''];
+  if (clusters) out.push(`Target: ${escapeMd(clusterLine(inst))}`, '');
   switch (inst.outcome) {
     case 'refused':
       out.push(`**${inst.code}**: ${escapeMd(inst.message)}`, '');
@@ -125,6 +128,25 @@ function live(list: LiveChange[]): string[] {
   }
   if (out.length === 2) out.push('No difference against the live cluster.', '');
   return out;
+}
+
+/**
+ * Whether the preview names clusters: an instance targets a baton.yaml cluster (or moves). A repository
+ * with one cluster keeps its previews as they were; JSON always carries each instance's `cluster`.
+ */
+export function namesClusters(report: PreviewReport): boolean {
+  return report.instances.some((i) => i.cluster.name !== undefined || i.clusterFrom !== undefined);
+}
+
+/** `edge`, `own` or `own → edge` (a move, refused). */
+function clusterCell(inst: InstancePreview): string {
+  const name = (t: { name?: string }): string => t.name ?? 'own';
+  return inst.clusterFrom ? `${name(inst.clusterFrom)} → ${name(inst.cluster)}` : name(inst.cluster);
+}
+
+/** The target in words, with where it was before for a move. */
+export function clusterLine(inst: InstancePreview): string {
+  return inst.clusterFrom ? `${targetText(inst.cluster)}, moved from ${targetText(inst.clusterFrom)} (refused: CLUSTER_MOVE)` : targetText(inst.cluster);
 }
 
 /** A child instance a step creates or updates (Instance task). */

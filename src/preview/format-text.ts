@@ -1,6 +1,6 @@
 /** The preview as plain text for a terminal. */
 import { refLabel } from '../kube/object.js';
-import { childLine, countChanges, outcomeCell, whyCell } from './format-markdown.js';
+import { childLine, clusterLine, countChanges, namesClusters, outcomeCell, whyCell } from './format-markdown.js';
 import type { InstancePreview, PreviewReport } from './types.js';
 
 export function formatText(report: PreviewReport): string {
@@ -15,14 +15,16 @@ export function formatText(report: PreviewReport): string {
     out.push('order (dependsOn):');
     report.order.forEach((o, i) => out.push(`  ${i + 1}. ${o.instance}${o.waitsFor.length > 0 ? ` (waits until ${o.waitsFor.join(', ')} applied and healthy)` : ''}`));
   }
-  for (const inst of report.instances) out.push(...instanceText(inst));
+  const clusters = namesClusters(report);
+  for (const inst of report.instances) out.push(...instanceText(inst, clusters));
   if (report.instances.length === 0 && report.frameworks.length === 0) out.push('no instance is affected');
   return `${out.join('\n')}\n`;
 }
 
-function instanceText(inst: InstancePreview): string[] {
+function instanceText(inst: InstancePreview, clusters: boolean): string[] {
   const plainOutcome = outcomeCell(inst).replace(/`/g, '').replace('❌ ', '');
   const out = [`${inst.instance.namespace}/${inst.instance.name}: ${plainOutcome} (${whyCell(inst)})`];
+  if (clusters) out.push(`  target: ${clusterLine(inst)}`);
   if (inst.outcome === 'refused') return [...out, ...inst.details.map((d) => `  ${d}`)];
   if (inst.outcome === 'run') for (const w of inst.warnings) out.push(`  warning: ${w}`);
   if (inst.outcome === 'run') for (const w of inst.waits ?? []) out.push(`  canary: ${w}`);

@@ -18,7 +18,10 @@ import { scaleDowns } from '../recovery/decommission.js';
 import { canaryWaits, continueCommand, waitPoint } from '../control/index.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { planViolations } from '../tenancy/rules.js';
-import type { FrameworkPreview, InstanceId, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
+import type { FrameworkPreview, InstanceId, InstanceOutcome, InstancePreview, PreviewProblem, PreviewReport, StepPreview } from './types.js';
+import { clusterTargets, type ClusterSide } from './cluster-target.js';
+import type { LocalKubeconfig } from '../clusters/describe.js';
+import type { ClusterDecl } from '../render/schemas.js';
 
 import { orderOfFiles } from '../compose/index.js';
 
@@ -29,8 +32,12 @@ export interface PreviewInput {
   headRef: string;
   renderer: Renderer;
   now: Date;
-  /** With a cluster: also the difference against live objects (server-side dry-run apply). */
+  /** With a cluster: also the difference against live objects (server-side dry-run apply), in the agent's own cluster. */
   live?: KubeClient;
+  /** With `live`: the client of a baton.yaml cluster an instance targets (the agent's resolution, src/clusters/). */
+  liveCluster?: (decl: ClusterDecl) => KubeClient;
+  /** The kubeconfig standing for the agent's own here (`--kubeconfig`, `--context`): servers shown without contacting a cluster. */
+  local?: LocalKubeconfig;
   /** Age keys to decrypt SOPS-encrypted values with (without them, placeholders and a note). */
   values?: ValuesContext;
 }
@@ -47,6 +54,7 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
   const instances: InstancePreview[] = [];
   const problems: PreviewProblem[] = headLayout.problems.filter((p) => p.severity === 'error').map(located);
   const headAt = new Map<string, InstanceAt>();
+  const targets = clusterTargets(input.base, input.head, input.local ?? {});
   for (const file of files) {
     const before = baseFiles.includes(file) ? await instanceAt(input.base, file, input.values) : undefined;
     const layoutErrors = headLayout.instances.find((i) => i.file === file)?.problems ?? [];
@@ -55,9 +63,10 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
     // Refused by the layout (a second file for it, a symbolic link): as the agent refuses it.
     if (after !== undefined && layoutErrors.length > 0) after = { ok: false, problems: layoutErrors, sensitiveValues: [], text: after.text };
     if (!isAffected(before, after)) continue;
-    const preview = await previewInstance(file, before, after, input);
+    const side = await targets.of(file);
+    const preview = await previewInstance(file, before, after, input, side);
     if (preview.problems.length > 0) problems.push(...preview.problems);
-    instances.push(preview.instance);
+    instances.push({ ...preview.instance, cluster: side.target, ...(side.from ? { clusterFrom: side.from } : {}) });
   }
   problems.push(...(await ownershipConflicts(headAt, input.renderer)).map(located));
   const frameworks = await frameworkChanges(input.base, input.head, headFiles);
@@ -85,11 +94,11 @@ function located(p: Problem): PreviewProblem {
 }
 
 interface InstanceResult {
-  instance: InstancePreview;
+  instance: InstanceOutcome;
   problems: PreviewProblem[];
 }
 
-async function previewInstance(file: string, before: InstanceAt | undefined, after: InstanceAt | undefined, input: PreviewInput): Promise<InstanceResult> {
+async function previewInstance(file: string, before: InstanceAt | undefined, after: InstanceAt | undefined, input: PreviewInput, side: ClusterSide): Promise<InstanceResult> {
   const instance = idOf(file);
   const secrets = [...(before?.sensitiveValues ?? []), ...(after?.sensitiveValues ?? [])];
   const mask: Masker = (text) => maskSensitive(text, secrets);
@@ -97,7 +106,7 @@ async function previewInstance(file: string, before: InstanceAt | undefined, aft
   if (!after.ok) {
     const errors = after.problems.filter((p) => p.severity === 'error').map((p) => maskSensitive(located(p), secrets));
     const first = errors[0];
-    const refusal: InstancePreview = {
+    const refusal: InstanceOutcome = {
       outcome: 'refused',
       instance,
       code: first?.code ?? 'INVALID',
@@ -106,16 +115,21 @@ async function previewInstance(file: string, before: InstanceAt | undefined, aft
     };
     return { instance: refusal, problems: errors };
   }
+  // The agent refuses a move between clusters (CLUSTER_MOVE, src/clusters/assign.ts): say so before the merge.
+  if (side.move !== undefined) {
+    const p = located(side.move);
+    return { instance: { outcome: 'refused', instance, code: p.code, message: `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`, details: [] }, problems: [] };
+  }
   const previous = before?.ok ? previousOf(before) : undefined;
   const selection = selectPlan(previous, after.desired);
-  return { instance: await fromSelection(instance, selection, before?.ok ? before : undefined, after, input, mask), problems: [] };
+  return { instance: await fromSelection(instance, selection, before?.ok ? before : undefined, after, input, mask, side.decl), problems: [] };
 }
 
 function previousOf(state: Loaded): PreviousState {
   return { frameworkVersion: state.desired.frameworkVersion, frameworkHash: state.desired.frameworkHash, values: desiredStoredValues(state.desired), handledRequests: [] };
 }
 
-async function fromSelection(instance: InstanceId, selection: Selection, before: Loaded | undefined, after: Loaded, input: PreviewInput, mask: Masker): Promise<InstancePreview> {
+async function fromSelection(instance: InstanceId, selection: Selection, before: Loaded | undefined, after: Loaded, input: PreviewInput, mask: Masker, decl: ClusterDecl | undefined): Promise<InstanceOutcome> {
   const schedules = diffSchedules(before?.instance.decl.schedules ?? [], after.instance.decl.schedules, input.now);
   switch (selection.kind) {
     case 'refuse':
@@ -149,7 +163,7 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
       steps.push({ phase: phase.name, step: step.name, changes, ...(children.length > 0 ? { children } : {}) });
     }
   }
-  const preview: InstancePreview = {
+  const preview: Extract<InstanceOutcome, { outcome: 'run' }> = {
     outcome: 'run',
     instance,
     plan: selection.plan,
@@ -164,8 +178,15 @@ async function fromSelection(instance: InstanceId, selection: Selection, before:
   const decommission = after.framework.decl.decommission;
   const downs = scaleDowns(baseObjects, headObjects).map((d) => ({ ...d, volumes: decommission?.volumes ?? 'keep', ...(decommission?.plan ? { plan: decommission.plan } : {}) }));
   if (downs.length > 0) preview.scaleDowns = downs;
-  if (input.live) preview.live = await liveChanges(input.live, appliedObjects(headPlan.plan), mask);
+  const live = liveClientOf(input, decl);
+  if (live !== undefined) preview.live = await liveChanges(live, appliedObjects(headPlan.plan), mask);
   return preview;
+}
+
+/** The live comparison runs in the instance's own target cluster, never in another one. */
+function liveClientOf(input: PreviewInput, decl: ClusterDecl | undefined): KubeClient | undefined {
+  if (input.live === undefined) return undefined;
+  return decl === undefined ? input.live : input.liveCluster?.(decl);
 }
 
 async function objectsOf(state: Loaded, plans: string[], renderer: Renderer): Promise<ReturnType<typeof appliedObjects>> {
@@ -177,7 +198,7 @@ async function objectsOf(state: Loaded, plans: string[], renderer: Renderer): Pr
   return out;
 }
 
-async function removal(instance: InstanceId, before: InstanceAt | undefined, input: PreviewInput, mask: Masker): Promise<InstancePreview> {
+async function removal(instance: InstanceId, before: InstanceAt | undefined, input: PreviewInput, mask: Masker): Promise<InstanceOutcome> {
   if (!before?.ok) return { outcome: 'remove', instance, cleanupPlan: null, steps: [], pruned: [] };
   const hasCleanup = before.framework.decl.plans.cleanup !== undefined;
   const steps: StepPreview[] = [];

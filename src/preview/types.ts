@@ -4,6 +4,9 @@
  * changes. A value, so the Markdown, JSON and text outputs are three views of one thing.
  */
 import type { ObjectRef } from '../kube/object.js';
+import type { ClusterTarget } from '../clusters/describe.js';
+
+export type { ClusterTarget };
 
 export type ObjectChange =
   | { change: 'create'; ref: ObjectRef; yaml: string }
@@ -61,7 +64,8 @@ export interface ScaleDownPreview {
   plan?: string;
 }
 
-export type InstancePreview =
+/** What happens to one instance, without where. */
+export type InstanceOutcome =
   | {
       outcome: 'run';
       instance: InstanceId;
@@ -82,6 +86,13 @@ export type InstancePreview =
   | { outcome: 'refused'; instance: InstanceId; code: string; message: string; details: string[] }
   /** Only schedules (or nothing that runs a plan) changed. */
   | { outcome: 'no-plan'; instance: InstanceId; reasons: string[]; schedules: ScheduleChange[] };
+
+/**
+ * One instance the change affects and the cluster it targets at the head (at the base for a removal):
+ * its baton.yaml name (absent: the agent's own cluster), context, kubeconfig source and, when known
+ * without contacting it, server. `clusterFrom`: the base named another cluster (refused, CLUSTER_MOVE).
+ */
+export type InstancePreview = InstanceOutcome & { cluster: ClusterTarget; clusterFrom?: ClusterTarget };
 
 export interface FrameworkPreview {
   name: string;

@@ -17,6 +17,8 @@ import { deprecatedAlias } from '../conventions.js';
 import { AGE_KEY_FILE_HELP, cliAgeKeys } from '../age-keys.js';
 import { postPreviewComment, type PreviewCommentTarget } from '../../notify/index.js';
 import { readFileSync } from 'node:fs';
+import { ClusterClient } from '../../clusters/connect.js';
+import type { ClusterDecl } from '../../render/schemas.js';
 
 /**
  * Where the comment goes, from the CI environment: GitHub Actions (GITHUB_TOKEN, GITHUB_REPOSITORY,
@@ -113,6 +115,16 @@ async function runPreview(io: CliIO, flags: PreviewFlags): Promise<number> {
   }
   const renderer = new Renderer();
   let client: HttpKubeClient | undefined;
+  const kubeconfigPath = flags.kubeconfig !== undefined ? resolve(io.cwd, flags.kubeconfig) : undefined;
+  // Live comparison of an instance on a baton.yaml cluster: connected as the agent would, with --kubeconfig as its own.
+  const others = new Map<string, ClusterClient>();
+  const liveCluster = (decl: ClusterDecl): ClusterClient => {
+    const key = JSON.stringify(decl);
+    let c = others.get(key);
+    if (c === undefined && client !== undefined) others.set(key, (c = new ClusterClient(decl, { own: client, ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}), cwd: io.cwd })));
+    if (c === undefined) throw new Error('no live cluster');
+    return c;
+  };
   try {
     if (flags.kubeconfig !== undefined || flags.context !== undefined) {
       client = await createKubeClient({
@@ -127,7 +139,8 @@ async function runPreview(io: CliIO, flags: PreviewFlags): Promise<number> {
       headRef: flags.head === trees.headCommit ? flags.head : `${flags.head} (${trees.headCommit.slice(0, 8)})`,
       renderer,
       now: new Date(),
-      ...(client ? { live: client } : {}),
+      ...(client ? { live: client, liveCluster } : {}),
+      local: { ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}), ...(flags.context !== undefined ? { context: flags.context } : {}), cwd: io.cwd },
       values: { keys, lenient: true },
     });
     const text = flags.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : flags.output === 'text' ? formatText(report) : formatMarkdown(report);
@@ -145,6 +158,7 @@ async function runPreview(io: CliIO, flags: PreviewFlags): Promise<number> {
     io.stderr(`error: ${errorMessage(err)}${err instanceof BatonError ? ` (${err.code})` : ''}\n`);
     return 1;
   } finally {
+    for (const c of others.values()) c.close();
     client?.close();
     await renderer.close();
   }
