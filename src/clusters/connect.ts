@@ -15,8 +15,8 @@ import { errorMessage } from '../errors.js';
 import { ClusterConfigError, ClusterError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterWhere } from './errors.js';
 
 export interface ConnectContext {
-  /** The agent's own cluster: kubeconfig Secrets are read through it. */
-  own: KubeClient;
+  /** The agent's own cluster: kubeconfig Secrets are read through it (connected on first need when a function). */
+  own: KubeClient | (() => Promise<KubeClient>);
   /** The agent's own kubeconfig file, for a cluster that names only a context (default: $KUBECONFIG, ~/.kube/config). */
   kubeconfigPath?: string;
   /** Relative kubeconfig paths are resolved against this (default: the process's working directory). */
@@ -131,7 +131,8 @@ export class ClusterClient implements KubeClient {
   private async secretText(s: NonNullable<ClusterDecl['secret']>): Promise<string> {
     let secret: KubeObject | undefined;
     try {
-      secret = await this.ctx.own.get({ apiVersion: 'v1', kind: 'Secret', namespace: s.namespace, name: s.name });
+      const own = typeof this.ctx.own === 'function' ? await this.ctx.own() : this.ctx.own;
+      secret = await own.get({ apiVersion: 'v1', kind: 'Secret', namespace: s.namespace, name: s.name });
     } catch (err) {
       throw new ClusterConfigError(this.where(), `the Secret could not be read from the agent's own cluster: ${errorMessage(err)}`, err);
     }

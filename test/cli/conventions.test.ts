@@ -68,6 +68,7 @@ const TABLE: [string, string[], 0 | 1 | 2, string][] = [
   ['apply', ['apply', DEMO, '--arg', 'A=1'], 2, '--arg needs --plan'],
   ['apply', ['apply', DEMO, '--wait-for-dependencies', 'soon'], 2, 'expected a duration'],
   ['apply', ['apply', DEMO, '--wait-for-dependencies', '1m', '--ignore-dependencies'], 2, 'exclude each other'],
+  ['apply', ['apply', DEMO, '--cluster', 'nowhere'], 2, '--cluster nowhere: baton.yaml declares no clusters'],
   ['delete', ['delete', 'no/such.yaml'], 1, 'no such file'],
   ['delete', ['delete'], 2, 'missing required argument'],
   ['plan status', ['plan', 'status', 'apps/demo', '--kubeconfig', deadKubeconfig], 1, 'context far-away'],

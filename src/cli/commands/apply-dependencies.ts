@@ -6,6 +6,7 @@
  * another person or pipeline is applying); `--ignore-dependencies` skips the check.
  */
 import type { KubeClient } from '../../kube/client.js';
+import type { InstanceKey } from '../../plans/checkpoint.js';
 import type { InstanceSource } from '../../plans/instance-source.js';
 import type { FileTree, Renderer } from '../../render/index.js';
 import { notReadyDependencies, waitingMessage, type NotReady } from '../../sync/dependency-wait.js';
@@ -24,6 +25,8 @@ export interface DependencyGateInput {
   tree: FileTree;
   renderer: Renderer;
   values: ValuesContext;
+  /** A dependency's own cluster (docs/clusters.md); default `client`. */
+  readerFor?: (key: InstanceKey) => KubeClient | undefined;
   policy: DependencyPolicy;
   /** Told each distinct wait (for the progress output). */
   onWaiting: (message: string) => void;
@@ -32,7 +35,7 @@ export interface DependencyGateInput {
 export async function gateOnDependencies(input: DependencyGateInput): Promise<DependencyGate> {
   if (input.policy.kind === 'ignore' || input.source.instance.decl.dependsOn.length === 0) return { ready: true };
   const deadline = Date.now() + input.policy.waitSeconds * 1000;
-  const lookup = { client: input.client, renderer: input.renderer, tree: input.tree, now: () => new Date(), valuesFor: () => input.values };
+  const lookup = { client: input.client, renderer: input.renderer, tree: input.tree, now: () => new Date(), valuesFor: () => input.values, ...(input.readerFor ? { readerFor: input.readerFor } : {}) };
   let last = '';
   for (;;) {
     const waits = await notReadyDependencies(lookup, input.source);

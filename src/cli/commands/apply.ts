@@ -9,7 +9,8 @@ import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../conventions.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../../errors.js';
-import { createKubeClient } from '../../kube/http-client.js';
+import type { InstanceKey } from '../../plans/checkpoint.js';
+import { connectTarget, targetDecl, type TargetClients } from './apply-target.js';
 import type { KubeClient } from '../../kube/client.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import type { EngineEvent } from '../../plans/events.js';
@@ -26,6 +27,8 @@ import { loadLocalAgeKeys } from '../../secrets/index.js';
 export interface ClusterFlags {
   kubeconfig?: string;
   context?: string;
+  /** `--cluster NAME` (apply-target.ts); absent for commands without it. */
+  cluster?: string;
   repo?: string;
   output: 'text' | 'json';
   /** false from --no-events (apply and delete). */
@@ -40,7 +43,7 @@ interface ApplyFlags extends ClusterFlags {
 }
 
 export function registerApply(program: Command, io: CliIO): void {
-  withClusterFlags(program.command('apply'))
+  withTargetFlag(withClusterFlags(program.command('apply')))
     .description('Run one plan of an instance against a cluster, without Git (plan chosen like the agent unless --plan)')
     .argument('<instance-file>', 'instances/<namespace>/<instance>.yaml')
     .option('--plan <name>', 'run this plan now instead of the one the selection rules choose')
@@ -65,6 +68,11 @@ export function withClusterFlags(cmd: Command): Command {
     .option('-o, --output <format>', 'text or json', parseOutput, 'text');
 }
 
+/** `--cluster NAME` of the commands that act on an instance file (apply-target.ts, docs/clusters.md). */
+export function withTargetFlag(cmd: Command): Command {
+  return cmd.option('--cluster <name>', "a baton.yaml cluster for an instance that names none (one that names its cluster goes there)");
+}
+
 function dependencyPolicyOf(flags: ApplyFlags): DependencyPolicy {
   if (flags.ignoreDependencies === true && flags.waitForDependencies !== undefined) throw new UsageError('--wait-for-dependencies and --ignore-dependencies exclude each other');
   if (flags.ignoreDependencies === true) return { kind: 'ignore' };
@@ -85,6 +93,7 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     const mask = <T>(v: T): T => maskSensitive(v, source.sensitiveValues);
     const print = progressPrinter(io, flags.output === 'text', mask);
     for (const p of source.problems) print.line(`warning: ${p.file}:${p.line}: ${p.message}`);
+    if (context.target !== undefined) print.line(`target: ${context.target}`);
     const gate = await gateOnDependencies({ source, client, ...context, policy: dependencies, onWaiting: (text) => print.line(mask(text)) });
     if (!gate.ready) {
       const refusal = dependencyRefusal(file, gate, dependencies.kind === 'check' ? dependencies.waitSeconds : 0);
@@ -112,6 +121,10 @@ export interface InstanceContext {
   tree: FileTree;
   renderer: Renderer;
   values: ValuesContext;
+  /** The reader of a dependency's own cluster (docs/clusters.md). */
+  readerFor: (key: InstanceKey) => KubeClient | undefined;
+  /** The baton.yaml cluster acted on, in words; undefined for the own cluster. */
+  target?: string;
 }
 
 /** Loads the instance (rendering nothing yet), connects, runs `fn`, and always releases both. */
@@ -127,23 +140,28 @@ export async function withInstance(
   const root = flags.repo !== undefined ? resolve(io.cwd, flags.repo) : repoRootOf(path);
   if (root === undefined) return fail(io, `${file}: not under instances/<namespace>/ of a repository; pass --repo`);
   const renderer = new Renderer();
-  let client: (KubeClient & { close(): void }) | undefined;
+  const tree = new DirectoryTree(root);
+  const rel = relative(root, path).split(sep).join('/');
+  let target: TargetClients | undefined;
   try {
-    client = await createKubeClient({ ...(flags.kubeconfig !== undefined ? { kubeconfigPath: resolve(io.cwd, flags.kubeconfig) } : {}), ...(flags.context !== undefined ? { context: flags.context } : {}) });
+    // The instance's cluster through baton.yaml, as the agent resolves it (apply-target.ts).
+    target = await connectTarget(await targetDecl(tree, rel, flags), flags, io.cwd, tree);
+    const client = target.client;
     // Encrypted values with the user's age keys ($SOPS_AGE_KEY_FILE, $SOPS_AGE_KEY, sops' default file); valuesFrom from the cluster.
     const keys = await loadLocalAgeKeys({ defaultFile: true }, process.env);
-    const tree = new DirectoryTree(root);
     const values = { keys, cluster: client };
-    const source = await loadInstanceSource(tree, relative(root, path).split(sep).join('/'), renderer, extras, { values });
-    return await fn(source, client, { tree, renderer, values });
+    const source = await loadInstanceSource(tree, rel, renderer, extras, { values });
+    await target.prepareReaders(source.instance);
+    return await fn(source, client, { tree, renderer, values, readerFor: target.readerFor, ...(target.label !== undefined ? { target: target.label } : {}) });
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     if (err instanceof RenderProblemsError) {
       for (const p of err.problems) io.stderr(`${problemLocation(p)}: ${p.severity} ${p.code}: ${p.message}\n`);
       return 1;
     }
     return fail(io, errorMessage(err));
   } finally {
-    client?.close();
+    target?.close();
     await renderer.close();
   }
 }

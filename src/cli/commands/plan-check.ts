@@ -12,14 +12,14 @@ import { defaultHooks } from '../../plans/defaults.js';
 import { DirectoryTree, loadSettings, maskSensitive } from '../../render/index.js';
 import { driftSectionOf, healthSectionOf, type DriftSection, type HealthSection } from '../../sync/status-sections.js';
 import type { CliIO } from '../io.js';
-import { withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
+import { withClusterFlags, withInstance, withTargetFlag, type ClusterFlags } from './apply.js';
 
 interface CheckFlags extends ClusterFlags {
   repair?: boolean;
 }
 
 export function registerPlanCheck(plan: Command, io: CliIO): void {
-  withClusterFlags(plan.command('check'))
+  withTargetFlag(withClusterFlags(plan.command('check')))
     .description('Check one instance for drift from its applied desired state, and its health, now (--repair re-applies what drifted)')
     .argument('<instance>', 'namespace/instance (under --repo, default the current directory), or an instances/<namespace>/<instance>.yaml file')
     .option('--repair', 're-apply the drifted objects now, as the agent does under the repair policy')
