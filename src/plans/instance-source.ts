@@ -100,10 +100,13 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const schedules = extras.removed === true ? [] : scheduleProblems(inst.value, new Set(Object.keys(fw.value.decl.plans)));
   if (hasErrors(schedules)) throw new RenderProblemsError(schedules);
   const settings = await loadSettings(tree);
-  const placement = placementProblems(settings.ok ? settings.value.decl : undefined, inst.value);
+  // An invalid baton.yaml (a bad `clusters` entry...) refuses with its own located problems, before the
+  // placement checks could blame the instance (an unknown cluster when `clusters` did not load).
+  if (!settings.ok) throw new RenderProblemsError(settings.problems);
+  const placement = placementProblems(settings.value.decl, inst.value);
   if (hasErrors(placement)) throw new RenderProblemsError(placement);
   // dependsOn: a missing instance, a cycle or a dependency the tenant may not reach refuses the instance (not its removal).
-  const dependencies = extras.removed === true ? [] : await dependencyProblems(tree, inst.value, settings.ok ? settings.value.decl.tenants : undefined);
+  const dependencies = extras.removed === true ? [] : await dependencyProblems(tree, inst.value, settings.value.decl.tenants);
   if (hasErrors(dependencies)) throw new RenderProblemsError(dependencies);
   // Values are resolved once per run (a valuesFrom Secret is read once), then every render uses them.
   // A removal must not be held up by a Secret that is gone meanwhile: what cannot be read gets placeholders.

@@ -85,6 +85,8 @@ export interface InstanceCheckOptions {
   tenants?: readonly TenantDecl[];
   /** baton.yaml `clusters`: an instance naming another is refused. */
   clusters?: readonly ClusterDecl[];
+  /** baton.yaml did not load: its own problems are reported, not an unknown cluster in every instance naming one. */
+  clustersUnknown?: boolean;
   /** Receives the instance's rendered plans (for the repository-wide ownership check). */
   collect?: (plans: RenderedPlan[]) => void;
 }
@@ -96,7 +98,7 @@ export async function validateInstance(tree: FileTree, file: string, renderer: R
   const tenancy = [
     ...instanceViolations(options.tenants, { file: inst.file, namespace: inst.namespace, framework: inst.decl.framework, locate: (path) => inst.source.locate(path) }),
     ...(await dependencyProblems(tree, inst, options.tenants)),
-    ...clusterViolations(options.clusters, { file: inst.file, cluster: inst.decl.cluster, locate: (path) => inst.source.locate(path) }),
+    ...(options.clustersUnknown === true ? [] : clusterViolations(options.clusters, { file: inst.file, cluster: inst.decl.cluster, locate: (path) => inst.source.locate(path) })),
   ];
   const fw = await loadInstanceFramework(tree, inst);
   if (!fw.ok) return [...loaded.problems, ...tenancy, ...fw.problems];
@@ -115,7 +117,7 @@ export async function validateRepository(tree: FileTree, renderer: Renderer, sco
   const settings = await loadSettings(tree);
   const problems: Problem[] = [...settings.problems];
   const tenants = settings.ok ? settings.value.decl.tenants : undefined;
-  const check: InstanceCheckOptions = { ...(options.values ? { values: options.values } : {}), ...(tenants ? { tenants } : {}), ...(settings.ok && settings.value.decl.clusters ? { clusters: settings.value.decl.clusters } : {}) };
+  const check: InstanceCheckOptions = { ...(options.values ? { values: options.values } : {}), ...(tenants ? { tenants } : {}), ...(settings.ok && settings.value.decl.clusters ? { clusters: settings.value.decl.clusters } : {}), ...(settings.ok ? {} : { clustersUnknown: true }) };
   const stepTimeout = settings.ok ? settings.value.stepTimeoutSeconds : 600;
   let frameworks = 0;
   let instances = 0;

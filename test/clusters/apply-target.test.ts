@@ -56,7 +56,7 @@ async function baton(...args: string[]): Promise<CliIO & { out: string; err: str
   io.exitCode = await main(['node', 'baton', ...args, '--kubeconfig', set.kubeconfigPath], io);
   return io;
 }
-const configMaps = async (client: HttpKubeClient): Promise<string[]> => (await client.list('v1', 'ConfigMap', 'shop').catch(() => ({ items: [] }))).items.map((o) => o.metadata.name).sort();
+const configMaps = async (client: HttpKubeClient): Promise<string[]> => (await client.list('v1', 'ConfigMap', 'shop').catch(() => ({ items: [] }))).items.map((o) => o.metadata.name ?? '').sort();
 
 describe('baton apply takes the instance to its target cluster', () => {
   it('GIVEN an instance with cluster: edge WHEN applied with the own kubeconfig THEN its objects and checkpoint are in edge only, and the output names the target', async () => {
