@@ -22,6 +22,8 @@ export const E2E_ONLY_FILES: readonly string[] = [
   'test/plans/e2e-catalog.test.ts',
   'test/sync/paused-leader.test.ts',
   'test/clusters/many-clusters.test.ts',
+  // Agents against three simulated clusters, one with TLS and a token (about 40 s).
+  'test/clusters/cluster-faults.test.ts',
   'test/preview/ci-definitions.test.ts',
   'test/demo/demo.test.ts',
   'test/testing/baton-test.test.ts',

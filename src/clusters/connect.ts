@@ -120,11 +120,12 @@ export class ClusterClient implements KubeClient {
       ...this.ctx.tuning,
     };
     try {
-      if (d.secret !== undefined) return await createKubeClient({ ...base, kubeconfigText: { text: await this.secretText(d.secret), source: this.where().kubeconfig } });
+      if (d.secret !== undefined) return await createKubeClient({ ...base, kubeconfigText: { text: await this.secretText(d.secret), source: `Secret ${d.secret.namespace}/${d.secret.name} key ${d.secret.key}` } });
       const path = d.kubeconfig !== undefined ? this.path(d.kubeconfig) : this.ctx.kubeconfigPath;
       return await createKubeClient({ ...base, ...(path !== undefined ? { kubeconfigPath: path } : {}) });
     } catch (err) {
-      throw err instanceof ClusterError ? err : new ClusterConfigError(this.where(), errorMessage(err), err);
+      // One line: a YAML parser's message quotes the text over several (and a status line is one line).
+      throw err instanceof ClusterError ? err : new ClusterConfigError(this.where(), firstLine(errorMessage(err)), err);
     }
   }
 
@@ -155,6 +156,10 @@ export class ClusterClient implements KubeClient {
     if (err instanceof KubeConfigError) return new ClusterConfigError(this.where(), err.message, err);
     return err;
   }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]?.trim() ?? text;
 }
 
 /** The request and the errno, without the transport's generic hint (the cluster error gives its own). */
