@@ -53,18 +53,22 @@ describe('shard members on the simulated cluster', () => {
     expect(new Set(leases.items.map((l) => l.metadata.annotations?.['baton.dev/view']))).toEqual(new Set([[...ms.map((m) => m.id)].sort().join(',')]));
   });
 
-  it('GIVEN a member with another branch WHEN it joins THEN it refuses clearly, deletes its lease, and the others keep every instance', async () => {
+  it.each([
+    ['another branch', { branch: 'staging' }, 'repo=https://git.example/ops.git branch=staging'],
+    ['another repository', { repo: 'https://git.example/other.git' }, 'repo=https://git.example/other.git branch=main'],
+    ['another status branch', { statusBranch: 'baton-status' }, 'repo=https://git.example/ops.git branch=main statusBranch=baton-status'],
+  ])('GIVEN a member with %s WHEN it joins THEN it refuses clearly, deletes its lease, and the others keep every instance', async (_name, odds, theirs) => {
     const name = `s${++set}`;
     const a = member(name, 'a');
     void start(a);
     await until(() => keys.every((k) => a.mayAct(k)), 10_000, 'a alone owns everything');
-    const odd = member(name, 'odd', { config: { ...CONFIG, branch: 'staging' } });
+    const odd = member(name, 'odd', { config: { ...CONFIG, ...odds } });
     const result = await start(odd);
     expect(result.kind).toBe('refused');
     const error = result.kind === 'refused' ? result.error : undefined;
     expect(error).toBeInstanceOf(ShardError);
     expect(error?.code).toBe('SHARD_CONFIG_MISMATCH');
-    expect(error?.message).toMatch(new RegExp(`shard set ${name}: member ${a.id} .* runs with repo=https://git.example/ops.git branch=main .*this agent has repo=https://git.example/ops.git branch=staging.*refusing to join`));
+    expect(error?.message).toMatch(new RegExp(`shard set ${name}: member ${a.id} .* runs with repo=https://git.example/ops.git branch=main .*this agent has ${theirs.replace(/\./g, '\\.')} .*refusing to join`));
     const leases = await client.list('coordination.k8s.io/v1', 'Lease', 'baton-system', { labelSelector: `baton.dev/shard-set=${name}` });
     expect(leases.items.map((l) => l.metadata.name)).toEqual([a.lease.name]);
     expect(keys.every((k) => a.mayAct(k))).toBe(true);
