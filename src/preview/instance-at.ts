@@ -25,10 +25,12 @@ export async function instanceAt(tree: FileTree, file: string, values: ValuesCon
   const inst = await loadInstance(tree, file);
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [], text };
   const settings = await loadSettings(tree);
-  const tenants = settings.ok ? settings.value.decl.tenants : undefined;
+  // As the agent: an invalid baton.yaml refuses the instance with its own located problems.
+  if (!settings.ok) return { ok: false, problems: settings.problems, sensitiveValues: [], text };
+  const tenants = settings.value.decl.tenants;
   const tenancy = [
     ...instanceViolations(tenants, { file: inst.value.file, namespace: inst.value.namespace, framework: inst.value.decl.framework, locate: (path) => inst.value.source.locate(path) }),
-    ...clusterViolations(settings.ok ? settings.value.decl.clusters : undefined, { file: inst.value.file, cluster: inst.value.decl.cluster, locate: (path) => inst.value.source.locate(path) }),
+    ...clusterViolations(settings.value.decl.clusters, { file: inst.value.file, cluster: inst.value.decl.cluster, locate: (path) => inst.value.source.locate(path) }),
   ];
   if (hasErrors(tenancy)) return { ok: false, problems: tenancy, sensitiveValues: [], text };
   const fw = await loadInstanceFramework(tree, inst.value);

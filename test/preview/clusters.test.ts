@@ -123,3 +123,25 @@ describe('baton preview names the target cluster', () => {
     expect(own.live?.find((c) => c.ref.name === 'own-config')?.change).toBe('create');
   });
 });
+
+describe('baton preview with a bad baton.yaml clusters entry', () => {
+  it('GIVEN a cluster with both kubeconfig and secret THEN the instance is refused with the located baton.yaml error, not an unknown cluster', async () => {
+    const bad = new FixtureRepo();
+    try {
+      bad.write('baton.yaml', ['apiVersion: baton.dev/v1alpha1', 'kind: Repository', 'clusters:', '  - name: edge', '    kubeconfig: /etc/baton/edge.kubeconfig', '    secret: { namespace: baton-system, name: edge }', ''].join('\n'));
+      bad.commit('base');
+      bad.instance('prod', 'far', '1.0.0', params);
+      bad.write('instances/prod/far.yaml', `${readFileSync(join(bad.dir, 'instances/prod/far.yaml'), 'utf8')}cluster: edge\n`);
+      bad.commit('head');
+      const io = captureIO(bad.dir);
+      expect(await main(['node', 'baton', 'preview', '--base', 'HEAD~1', '--head', 'HEAD', '-o', 'json'], io)).toBe(1);
+      const far = (JSON.parse(io.out) as PreviewReport).instances.find((i) => i.instance.name === 'far');
+      expect(far?.outcome).toBe('refused');
+      expect(far?.outcome === 'refused' && far.code).toBe('SCHEMA_VALUE');
+      expect(far?.outcome === 'refused' && far.message).toContain('baton.yaml:6: "clusters.0.secret": `secret` and `kubeconfig` are two sources of the kubeconfig: give one');
+      expect(io.out).not.toContain('CLUSTER_UNKNOWN');
+    } finally {
+      bad.cleanup();
+    }
+  });
+});
