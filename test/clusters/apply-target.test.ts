@@ -77,9 +77,10 @@ describe('baton apply takes the instance to its target cluster', () => {
     expect(await configMaps(edge)).not.toContain('home');
   });
 
-  it('GIVEN --cluster edge for an instance that names none THEN it goes to edge', async () => {
-    const io = await baton('apply', 'instances/shop/chosen.yaml', '--cluster', 'edge');
+  it('GIVEN --cluster edge for an instance that names none THEN it goes to edge, and -o json names it', async () => {
+    const io = await baton('apply', 'instances/shop/chosen.yaml', '--cluster', 'edge', '-o', 'json');
     expect(io.exitCode).toBe(0);
+    expect((JSON.parse(io.out) as { cluster?: unknown }).cluster).toEqual({ name: 'edge', context: 'baton-sim-2', server: set.clusters[1]!.url.replace(/\/$/, '') });
     expect(await configMaps(edge)).toContain('chosen');
     expect(await configMaps(own)).not.toContain('chosen');
   });

@@ -8,7 +8,7 @@
  * there), so a person never puts an instance where the agent would not look for it.
  */
 import { resolve } from 'node:path';
-import { ClusterClient, clusterDecl, clusterNames, describeTarget, targetText } from '../../clusters/index.js';
+import { ClusterClient, clusterDecl, clusterNames, describeTarget, type ClusterTarget } from '../../clusters/index.js';
 import { dependencyKey, instanceFileOf } from '../../compose/index.js';
 import { createKubeClient } from '../../kube/http-client.js';
 import type { KubeClient } from '../../kube/client.js';
@@ -27,8 +27,8 @@ export interface TargetFlags {
 /** The clients of one command run: the instance's target, and those its dependencies are read in. */
 export interface TargetClients {
   client: KubeClient;
-  /** The target in words (`cluster edge (context ..., server ...)`), for a baton.yaml cluster only. */
-  label?: string;
+  /** The baton.yaml cluster acted on (name, kubeconfig source, context, server); undefined for the own cluster. */
+  target?: ClusterTarget;
   /** The client reading another instance's cluster (its dependencies); undefined: `client`'s cluster. */
   readerFor: (key: InstanceKey) => KubeClient | undefined;
   /** Looks up the dependencies' clusters before a gate reads them (readerFor is synchronous). */
@@ -75,10 +75,10 @@ export async function connectTarget(decl: ClusterDecl | undefined, flags: Target
   };
   const client = decl === undefined ? await ownClient() : clientOf(decl);
   const readers = new Map<string, ClusterDecl | undefined>();
-  const label = decl === undefined ? undefined : targetText(await describeTarget(decl, { ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}), cwd }));
+  const target = decl === undefined ? undefined : await describeTarget(decl, { ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}), cwd });
   return {
     client,
-    ...(label !== undefined ? { label } : {}),
+    ...(target !== undefined ? { target } : {}),
     readerFor: (key) => {
       const d = readers.get(`${key.namespace}/${key.name}`);
       if (d === undefined) return own ?? client;

@@ -11,6 +11,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { errorMessage } from '../../errors.js';
 import type { InstanceKey } from '../../plans/checkpoint.js';
 import { connectTarget, targetDecl, type TargetClients } from './apply-target.js';
+import { targetText, type ClusterTarget } from '../../clusters/index.js';
 import type { KubeClient } from '../../kube/client.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import type { EngineEvent } from '../../plans/events.js';
@@ -110,7 +111,7 @@ export async function runReconcile(io: CliIO, file: string, flags: ClusterFlags,
     const result = await reconcileSource(client, source, record ? (e) => { print.event(e); record(e); } : print.event, { retryNow: true });
     await events?.flush();
     print.done();
-    if (flags.output === 'json') io.stdout(`${JSON.stringify(mask(resultJson(source, result)), null, 2)}\n`);
+    if (flags.output === 'json') io.stdout(`${JSON.stringify(mask({ ...resultJson(source, result), ...(context.cluster ? { cluster: context.cluster } : {}) }), null, 2)}\n`);
     else io.stdout(`${mask(resultLine(result))}\n`);
     return exitCodeOf(result);
   });
@@ -125,6 +126,8 @@ export interface InstanceContext {
   readerFor: (key: InstanceKey) => KubeClient | undefined;
   /** The baton.yaml cluster acted on, in words; undefined for the own cluster. */
   target?: string;
+  /** The same as data (`-o json`: `cluster`). */
+  cluster?: ClusterTarget;
 }
 
 /** Loads the instance (rendering nothing yet), connects, runs `fn`, and always releases both. */
@@ -152,7 +155,7 @@ export async function withInstance(
     const values = { keys, cluster: client };
     const source = await loadInstanceSource(tree, rel, renderer, extras, { values });
     await target.prepareReaders(source.instance);
-    return await fn(source, client, { tree, renderer, values, readerFor: target.readerFor, ...(target.label !== undefined ? { target: target.label } : {}) });
+    return await fn(source, client, { tree, renderer, values, readerFor: target.readerFor, ...(target.target !== undefined ? { target: targetText(target.target), cluster: target.target } : {}) });
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (err instanceof RenderProblemsError) {
