@@ -107,6 +107,16 @@ describe('a cluster whose credentials are refused', () => {
     await agentOnce();
     expect(await statusCommits('guarded')).toBe(before);
   });
+
+  it('GIVEN the same wrong token WHEN baton apply runs the instance by hand THEN it fails with the same CLUSTER_UNAUTHORIZED error and applies nothing', async () => {
+    await user.pull();
+    const io = captureIO(user.dir);
+    io.exitCode = await main(['node', 'baton', 'apply', 'instances/shop/guarded.yaml', '--kubeconfig', set.kubeconfigPath], io);
+    expect(io.exitCode).toBe(1);
+    expect(io.err).toContain(`error: cluster "locked" refused the agent's credentials (kubeconfig ${wrongKubeconfig}, server ${locked.url.replace(/\/$/, '')}): 401 Unauthorized`);
+    expect(await configMaps(lockedAdmin)).toEqual([]);
+    expect(await configMaps(own)).not.toContain('guarded');
+  });
 });
 
 describe('a cluster whose kubeconfig is a Secret of the own cluster', () => {
