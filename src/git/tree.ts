@@ -4,6 +4,7 @@
  * renders by content: an unchanged instance file or framework directory has the same id at any commit.
  */
 import * as fs from 'node:fs';
+import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { GitObjectError } from './errors.js';
 
@@ -34,7 +35,14 @@ export const TREE_MEMO_ENTRIES = 100_000;
 
 export class ObjectStore {
   readonly gitdir: string;
-  readonly cache: object = {};
+  /**
+   * isomorphic-git's cache: it keeps every pack file's index, and the whole pack once an object is read
+   * from it, for as long as the cache lives. Each fetch of other shard members' status commits adds a
+   * pack, so one cache for the agent's lifetime grew with every poll; a new one starts whenever the
+   * packs on disk changed (checked by at(), once per pass and per run).
+   */
+  private packCache: object = {};
+  private packList: string | undefined;
   /** Parsed trees by oid, least recently used first (Map order). */
   private readonly trees = new Map<string, RawEntry[]>();
   private treeEntries = 0;
@@ -43,6 +51,22 @@ export class ObjectStore {
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
+  }
+
+  get cache(): object {
+    return this.packCache;
+  }
+
+  /** Starts a new isomorphic-git cache if pack files came or went since the last look. */
+  private notePacks(): void {
+    let list: string;
+    try {
+      list = fs.readdirSync(join(this.gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.idx')).sort().join('\n');
+    } catch {
+      list = '';
+    }
+    if (this.packList !== undefined && list !== this.packList) this.packCache = {};
+    this.packList = list;
   }
 
   async treeOfCommit(commit: string): Promise<string> {
@@ -118,6 +142,7 @@ export class ObjectStore {
 
   /** A FileTree of the files at `commit`. */
   async at(commit: string): Promise<CommitTree> {
+    this.notePacks();
     return new CommitTree(this, commit, await this.treeOfCommit(commit));
   }
 }

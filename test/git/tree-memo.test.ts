@@ -28,3 +28,41 @@ describe('the tree memo', () => {
     await expect(store.readTree(oid(1))).rejects.toThrow();
   });
 });
+
+describe('the pack cache', () => {
+  it('GIVEN objects read from pack files WHEN fetches add more packs THEN the cache holds only packs read since the last change, not every pack ever read', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const work = mkdtempSync(join(tmpdir(), 'baton-pack-cache-'));
+    const git = (...args: string[]): string => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'gc.auto=0', ...args], { encoding: 'utf8' }).trim();
+    try {
+      git('init', '--quiet');
+      const store = new ObjectStore(join(work, '.git'));
+      // Packs whose whole data the cache holds (isomorphic-git loads a pack's data when an object is read from it).
+      const packsHeld = async (): Promise<number> => {
+        const cache = store.cache as Record<symbol, unknown>;
+        let held = 0;
+        for (const s of Object.getOwnPropertySymbols(cache)) {
+          for (const index of (cache[s] as Map<string, Promise<{ pack?: unknown }>>).values()) if ((await index).pack) held++;
+        }
+        return held;
+      };
+      let most = 0;
+      for (let i = 0; i < 6; i++) {
+        writeFileSync(join(work, `file-${i}.txt`), `content ${i}\n`);
+        git('add', '--all');
+        git('commit', '--quiet', '-m', `c${i}`);
+        // Each round's new objects go into a pack of their own, as a fetch of more than 100 objects does.
+        git('repack', '-d', '-q');
+        const tree = await store.at(git('rev-parse', 'HEAD'));
+        expect(await tree.readText(`file-${i}.txt`)).toBe(`content ${i}\n`);
+        most = Math.max(most, await packsHeld());
+      }
+      expect(most).toBeLessThanOrEqual(1);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
