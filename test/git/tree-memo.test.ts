@@ -3,6 +3,10 @@
  * trees as large as a namespace folder, so a bound on the number of trees let an agent's memory grow
  * with its status commits (hundreds of MiB at 10,000 instances). The least recently used go first.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ObjectStore, TREE_MEMO_ENTRIES } from '../../src/git/tree.js';
 
@@ -31,10 +35,6 @@ describe('the tree memo', () => {
 
 describe('the pack cache', () => {
   it('GIVEN objects read from pack files WHEN fetches add more packs THEN the cache holds only packs read since the last change, not every pack ever read', async () => {
-    const { execFileSync } = await import('node:child_process');
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const work = mkdtempSync(join(tmpdir(), 'baton-pack-cache-'));
     const git = (...args: string[]): string => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'gc.auto=0', ...args], { encoding: 'utf8' }).trim();
     try {
