@@ -33,6 +33,16 @@ interface RawEntry { mode: string; path: string; oid: string; type: 'blob' | 'tr
  */
 export const TREE_MEMO_ENTRIES = 100_000;
 
+/**
+ * Bytes of blobs the blob memo holds at most. Every run of an instance reads its framework's files
+ * (framework.yaml, params, templates) again; through isomorphic-git each read of a packed blob costs
+ * a stat, a directory listing and a failed open before it reaches the pack (17% of an agent's CPU at
+ * 1,000 instances). Blobs are immutable: the same bytes serve every run.
+ */
+export const BLOB_MEMO_BYTES = 4 * 1024 * 1024;
+/** Larger blobs are not kept (one would crowd out every framework). */
+const BLOB_MEMO_LARGEST = 256 * 1024;
+
 export class ObjectStore {
   readonly gitdir: string;
   /**
@@ -46,6 +56,9 @@ export class ObjectStore {
   /** Parsed trees by oid, least recently used first (Map order). */
   private readonly trees = new Map<string, RawEntry[]>();
   private treeEntries = 0;
+  /** Blobs by oid, least recently used first (Map order), at most BLOB_MEMO_BYTES in all. */
+  private readonly blobs = new Map<string, Uint8Array>();
+  private blobBytes = 0;
   /** Root trees of commits written through this store (status commits build on each other). */
   private readonly commitTrees = new Map<string, string>();
 
@@ -121,9 +134,30 @@ export class ObjectStore {
     return entries;
   }
 
+  /** A blob's bytes; callers must not change them (they are shared through the blob memo). */
   async readBlob(oid: string): Promise<Uint8Array> {
+    const known = this.blobs.get(oid);
+    if (known !== undefined) {
+      this.blobs.delete(oid);
+      this.blobs.set(oid, known);
+      return known;
+    }
     const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    if (blob.byteLength <= BLOB_MEMO_LARGEST) {
+      this.blobs.set(oid, blob);
+      this.blobBytes += blob.byteLength;
+      for (const [key, bytes] of this.blobs) {
+        if (this.blobBytes <= BLOB_MEMO_BYTES) break;
+        this.blobs.delete(key);
+        this.blobBytes -= bytes.byteLength;
+      }
+    }
     return blob;
+  }
+
+  /** Bytes the blob memo holds now (never more than BLOB_MEMO_BYTES). */
+  get memoBlobBytes(): number {
+    return this.blobBytes;
   }
 
   /** The entry at `path` below tree `root` (`''` is the root itself), or undefined. */

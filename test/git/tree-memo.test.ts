@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ObjectStore, TREE_MEMO_ENTRIES } from '../../src/git/tree.js';
+import git from 'isomorphic-git';
+import { describe, expect, it, vi } from 'vitest';
+import { BLOB_MEMO_BYTES, ObjectStore, TREE_MEMO_ENTRIES } from '../../src/git/tree.js';
 
 const tree = (n: number, size: number): Array<{ mode: string; path: string; oid: string; type: 'blob' }> =>
   Array.from({ length: size }, (_, i) => ({ mode: '100644', path: `app-${i}.yaml`, oid: `${String(n).padStart(8, '0')}${String(i).padStart(32, '0')}`, type: 'blob' }));
@@ -61,6 +62,32 @@ describe('the pack cache', () => {
         most = Math.max(most, await packsHeld());
       }
       expect(most).toBeLessThanOrEqual(1);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the blob memo', () => {
+  it('GIVEN a framework file read by every run WHEN it is read again THEN it comes from memory; the memo stays within its bound', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'baton-blob-memo-'));
+    const sh = (...args: string[]): string => execFileSync('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'gc.auto=0', ...args], { encoding: 'utf8' }).trim();
+    try {
+      sh('init', '--quiet');
+      writeFileSync(join(work, 'framework.yaml'), 'name: small\n');
+      // 40 files of 200 KiB: twice the memo's bound.
+      for (let i = 0; i < 40; i++) writeFileSync(join(work, `big-${i}.txt`), `${i}`.padEnd(200 * 1024, 'x'));
+      sh('add', '--all');
+      sh('commit', '--quiet', '-m', 'c');
+      const store = new ObjectStore(join(work, '.git'));
+      const tree = await store.at(sh('rev-parse', 'HEAD'));
+      const reads = vi.spyOn(git, 'readBlob');
+      for (let run = 0; run < 5; run++) expect(await tree.readText('framework.yaml')).toBe('name: small\n');
+      expect(reads).toHaveBeenCalledTimes(1);
+      for (let i = 0; i < 40; i++) expect((await tree.read(`big-${i}.txt`))?.byteLength).toBe(200 * 1024);
+      expect(store.memoBlobBytes).toBeLessThanOrEqual(BLOB_MEMO_BYTES);
+      expect(store.memoBlobBytes).toBeGreaterThan(BLOB_MEMO_BYTES - 200 * 1024);
+      reads.mockRestore();
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
