@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--agent-node-options "..."]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -13,10 +13,10 @@
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { numberArg } from './_args.js';
+import { numberArg, stringArg } from './_args.js';
 import { clusterProcess, median } from './_cluster.js';
 import { GitMirror } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
@@ -83,6 +83,14 @@ function rssKiB(pid: number | undefined): number {
   }
 }
 
+function currentRssKiB(pid: number | undefined): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid ?? 0}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 1000);
   const agentCount = numberArg(args, 'agents', 4);
@@ -91,6 +99,11 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // `--heap-snapshot`: the last agent writes a V8 heap snapshot when 60% of the instances are COMPLETE
   // (node --heapsnapshot-signal), into a directory kept after the run (its path is in the figures).
   const heapDir = args.includes('--heap-snapshot') ? mkdtempSync(join(tmpdir(), 'baton-bench-heap-')) : undefined;
+  // `--cpu-prof`: every agent writes a V8 CPU profile when it stops (node --cpu-prof), and its log lines
+  // (JSON, one a line) beside it, into a directory kept after the run (its path is in the figures).
+  // `--agent-node-options "..."`: NODE_OPTIONS of the agent processes (V8 heap settings, docs/scale-out.md).
+  const agentNodeOptions = stringArg(args, 'agent-node-options');
+  const profDir = args.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'baton-bench-prof-')) : undefined;
   // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
   // times its cores, a starved agent misses short deadlines and (rightly) stops.
   const leaseSeconds = numberArg(args, 'lease', 15);
@@ -136,15 +149,17 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       const proxy = await recordingProxy(url);
       proxies.push(proxy);
       const kubeconfig = proxy.kubeconfig(join(dir, `kubeconfig-${i}`));
-      const child = spawn(process.execPath, [...(heapDir !== undefined ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []), cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
+      const child = spawn(process.execPath, [...(heapDir !== undefined ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []),
+        ...(profDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
         '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
-      { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com` }, stdio: ['ignore', 'ignore', 'pipe'] });
+      { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com`, ...(agentNodeOptions !== undefined ? { NODE_OPTIONS: agentNodeOptions } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
       const logs: string[] = [];
       let rest = '';
       child.stderr?.on('data', (d: Buffer) => {
         rest += d.toString();
         const lines = rest.split('\n');
         rest = lines.pop() ?? '';
+        if (profDir !== undefined) appendFileSync(join(profDir, `agent-${i}.log`), lines.map((l) => `${Date.now()} ${l}\n`).join(''));
         for (const line of lines) {
           try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
         }
@@ -181,7 +196,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       }
       if (Date.now() - reported > 15_000) {
         reported = Date.now();
-        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running: ${agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null).map((a) => a.name).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
+        const running = agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null);
+        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running (RSS MiB): ${running.map((a) => `${a.name} ${Math.round(currentRssKiB(a.child.pid) / 1024)}`).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
       }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
       if (kill && killedAt === undefined && done >= n / 2 && victim) {
@@ -200,6 +216,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
+    const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
     // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
 
@@ -224,6 +241,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       if (run?.state.status === 'COMPLETE' && !(history.runs.get(run.id) ?? []).some((c) => c.event === 'plan-complete')) lost++;
     }
     const statusAuthors = new Set(history.commits.map((c) => c.author));
+    if (profDir !== undefined) writeFileSync(join(profDir, 'origin-log.txt'), git(env, origin, 'log', '--format=%ct %an %(trailers:key=Baton-Instance,valueonly,separator=%x2C) %(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'));
 
     // Idle poll of the repository by an agent vs a bare git fetch, alternating.
     for (const a of agents) a.child.kill('SIGTERM');
@@ -256,17 +274,20 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       concurrency,
       allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
       peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),
+      rssMiBAtCompletePerAgent: rssAtCompleteKiB.map((k) => Math.round(k / 1024)),
       peakRssMiBSandboxPerAgent: agents.map((a) => Math.round(a.childrenPeakKiB / 1024)),
       lostStatusCommits: lost,
       historyDefects: history.defects.length,
       statusAuthors: statusAuthors.size,
       takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
       leaseDurationSeconds: leaseSeconds,
+      ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),
       rerunSteps,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
       idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
       ...(heapDir !== undefined ? { heapSnapshotDir: heapDir } : {}),
+      ...(profDir !== undefined ? { cpuProfileDir: profDir } : {}),
       loadAverageBefore: Math.round(loadBefore * 10) / 10,
       loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };

@@ -1,11 +1,12 @@
 /**
- * Commits without a working tree: new blobs and trees are written straight into the bare clone with
- * isomorphic-git, on top of a given parent. Only the changed paths' trees are rewritten, so the cost
+ * Commits without a working tree: new blobs, trees and commits are written straight into the bare
+ * clone (loose-object.ts; signed commits through isomorphic-git), on top of a given parent. Only the changed paths' trees are rewritten, so the cost
  * of a status commit does not grow with the size or history of the repository.
  */
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';
 import { splitPath, type ObjectStore } from './tree.js';
+import { commitBody, treeBody, writeLooseObject } from './loose-object.js';
 
 export interface Identity {
   name: string;
@@ -37,7 +38,7 @@ async function writeTreeEntries(store: ObjectStore, base: string | undefined, ch
   const byName = new Map(entries.map((e) => [e.path, e]));
   for (const [name, content] of here) {
     if (content === null) { byName.delete(name); continue; }
-    const oid = await git.writeBlob({ fs, gitdir: store.gitdir, blob: content });
+    const oid = writeLooseObject(store.gitdir, 'blob', content);
     byName.set(name, { mode: '100644', path: name, oid, type: 'blob' });
   }
   for (const [name, sub] of nested) {
@@ -47,7 +48,7 @@ async function writeTreeEntries(store: ObjectStore, base: string | undefined, ch
     else byName.set(name, { mode: '040000', path: name, oid: subTree.oid, type: 'tree' });
   }
   const tree = [...byName.values()];
-  const oid = await git.writeTree({ fs, gitdir: store.gitdir, tree });
+  const oid = writeLooseObject(store.gitdir, 'tree', treeBody(tree));
   // The next status commit builds on this tree: spare it reading the tree back from disk.
   store.rememberTree(oid, tree);
   return { oid, entries: tree };
@@ -77,7 +78,7 @@ export async function writeCommit(store: ObjectStore, input: CommitInput): Promi
     store.rememberCommit(oid, input.tree);
     return oid;
   }
-  const oid = await git.writeCommit({ fs, gitdir: store.gitdir, commit: { message, tree: input.tree, parent: input.parents, author: who, committer: who } });
+  const oid = writeLooseObject(store.gitdir, 'commit', commitBody({ tree: input.tree, parents: input.parents, author: who, committer: who, message }));
   store.rememberCommit(oid, input.tree);
   return oid;
 }

@@ -16,7 +16,7 @@ import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
-import { keyString, sameFingerprint, scanDesired, changeReason, type DesiredInstance, type ParseCache } from './scan.js';
+import { keyString, sameFingerprint, scanDesired, changeReason, DesiredScan, type DesiredInstance, type ParseCache } from './scan.js';
 import type { InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
 import { readStatusFiles } from './status-load.js';
 import type { InstanceOwnership, OwnershipSnapshot } from './ownership.js';
@@ -157,6 +157,7 @@ export class Agent {
   private readonly sources: SourceCommits;
   private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
+  private readonly desiredScan = new DesiredScan(this.parseCache);
   private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
@@ -282,7 +283,7 @@ export class Agent {
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
     await this.loadOwnedStatuses(owned);
-    const scanned = await scanDesired(tree, this.parseCache, (problems) => this.reportLayout(commit, problems));
+    const scanned = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems));
     const desired = mine(scanned, owned?.snapshot);
     this.hold(desired.keys());
     await this.noteContent(commit, tree);

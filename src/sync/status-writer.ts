@@ -66,7 +66,11 @@ export interface StatusWriterOptions {
    * meanwhile: what this writer queued is no longer the record (reload it from the branch).
    */
   onDropped?: (count: number) => void;
+  /** The pause between push attempts (tests record it). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class StatusPushError extends BatonError {
   constructor(branch: string, attempts: number, cause: unknown) {
@@ -226,10 +230,13 @@ export class StatusWriter {
         if (!(err instanceof GitPushRejectedError)) throw err;
         this.options.onRetry?.(attempt);
         if (attempt >= attempts) throw new StatusPushError(branch, attempt, err);
+        // The pause comes before the fetch, never between the fetch and the push: the branch tip this
+        // push is rebuilt on must be as fresh as possible when it is pushed, or another shard member
+        // pushes in between and the push is rejected again (4 members pushing livelocked for minutes).
+        const delay = (this.options.backoffMs ?? 100) * 2 ** (attempt - 1);
+        await (this.options.sleep ?? sleep)(delay / 2 + Math.random() * delay);
         await mirror.fetch(branch);
         await this.replay(tip);
-        const delay = (this.options.backoffMs ?? 100) * 2 ** (attempt - 1);
-        await new Promise((r) => setTimeout(r, delay / 2 + Math.random() * delay));
       }
     }
   }

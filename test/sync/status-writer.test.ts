@@ -78,6 +78,25 @@ describe('writing status back to Git', () => {
     expect(writer.pushes).toBe(1);
   });
 
+  it('GIVEN a rejected push WHEN it is tried again THEN the pause comes before the fetch, and the push follows the fetch at once', async () => {
+    const { mirror } = await agent('pause-first');
+    const ops: string[] = [];
+    const fetch = mirror.fetch.bind(mirror);
+    const push = mirror.push.bind(mirror);
+    mirror.fetch = async (branch) => { ops.push('fetch'); return fetch(branch); };
+    mirror.push = async (sha, branch) => { ops.push('push'); return push(sha, branch); };
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 50, backoffMs: 5, sleep: async () => { ops.push('pause'); } });
+    bob.write('instances/prod/queue.yaml', 'framework: redis\n');
+    bob.commit('add queue');
+    await bob.push();
+    writer.submit(update('queue', 'IN_PROGRESS', 'plan-started'));
+    await writer.flush();
+    // Pausing between the fetch and the push left other shard members time to push and reject this one again.
+    expect(ops).toEqual(['push', 'pause', 'fetch', 'push']);
+    await bob.pull();
+    expect(bob.git('log', '-1', '--format=%s')).toBe('prod/queue: deploy started');
+  });
+
   it('GIVEN an agent whose push kept failing WHEN a new agent starts on the same clone THEN the queued commits are pushed, none lost', async () => {
     const first = await agent('restart', { maxAttempts: 1 });
     bob.write('README.md', 'moved on\n');
