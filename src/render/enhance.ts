@@ -183,20 +183,30 @@ export function addConfigHashes(objects: readonly KubeObject[]): void {
     }
     return text;
   };
+  // Pod templates that use the same configuration (a Job deleted and applied again in one plan) get the same hash:
+  // hashed once. The key lists what is hashed; the content of each key is fixed for this call.
+  const hashes = new Map<string, string | undefined>();
   for (const o of objects) {
     const pod = podTemplateOf(o);
     if (!pod) continue;
     const refs = configRefs(pod.spec);
     const ns = o.metadata.namespace ?? '';
-    const parts: string[] = [];
-    for (const [kind, names] of [['ConfigMap', refs.configMaps], ['Secret', refs.secrets]] as const) {
-      for (const name of [...names].sort()) {
-        const content = contentOf(`${kind}/${ns}/${name}`);
-        if (content !== undefined) parts.push(`${kind}/${name}=${content}`);
+    const configMaps = [...refs.configMaps].sort();
+    const secrets = [...refs.secrets].sort();
+    const memoKey = JSON.stringify([ns, configMaps, secrets]);
+    let hash = hashes.get(memoKey);
+    if (!hashes.has(memoKey)) {
+      const parts: string[] = [];
+      for (const [kind, names] of [['ConfigMap', configMaps], ['Secret', secrets]] as const) {
+        for (const name of names) {
+          const content = contentOf(`${kind}/${ns}/${name}`);
+          if (content !== undefined) parts.push(`${kind}/${name}=${content}`);
+        }
       }
+      hash = parts.length === 0 ? undefined : createHash('sha256').update(parts.join('\n')).digest('hex');
+      hashes.set(memoKey, hash);
     }
-    if (parts.length === 0) continue;
-    const hash = createHash('sha256').update(parts.join('\n')).digest('hex');
+    if (hash === undefined) continue;
     stringMap(metadataOf(pod), 'annotations')[ANNOTATION_CONFIG_HASH] = hash;
   }
 }
