@@ -106,6 +106,9 @@ interface Live {
   started: boolean;
 }
 
+/** Semi-space size of the sandbox process (MiB): see spawn(). */
+const SEMI_SPACE_MB = 32;
+
 /** In flight at once: 2 normally; 1 while retrying, so a failure is attributed to exactly one batch. */
 const MAX_INFLIGHT = 2;
 
@@ -201,7 +204,10 @@ export class Renderer {
   }
 
   private spawn(): Live {
-    const child = spawn(process.execPath, [`--max-old-space-size=${this.memoryMb}`, '--max-semi-space-size=16', ...this.execArgv, '-e', WORKER_SOURCE], {
+    // Young generation: 32 MiB semi-spaces (V8 keeps up to three, ~96 MiB, on top of the old-space limit). A batch of
+    // 64 plans keeps its rendered text and reply alive until it is written, so with 16 MiB the scavenger copied much
+    // of it again and again: 32 took the sandbox's CPU per instance from 0.54-0.57 to 0.46 ms (alternated runs, loaded machine).
+    const child = spawn(process.execPath, [`--max-old-space-size=${this.memoryMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...this.execArgv, '-e', WORKER_SOURCE], {
       // No environment at all: nothing of the agent's (tokens, kubeconfig paths) is there to read.
       env: {},
       // stdin: the setup data; stdout: replies (frames.ts); IPC: batches, and the host going away.
