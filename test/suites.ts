@@ -28,3 +28,26 @@ export const E2E_ONLY_FILES: readonly string[] = [
   'test/demo/demo.test.ts',
   'test/testing/baton-test.test.ts',
 ];
+
+/**
+ * Files of `npm test` that run in a module graph of their own (vitest.config.ts, project `isolated`);
+ * every other file shares its worker's modules with the files before it. Here: files that change
+ * process-wide state another file would see: nock (it patches http for the whole process, and some
+ * files disable real connections), and process.env.
+ */
+export const ISOLATED_FILES: readonly string[] = [
+  // nock
+  'test/plans/kube-events.test.ts',
+  'test/plans/engine-faults-nock.test.ts',
+  'test/notify/notify.test.ts',
+  'test/notify/pr-comment.test.ts',
+  'test/kube/errors.test.ts',
+  'test/kube/http-client.test.ts',
+  'test/kube/kubeconfig.test.ts',
+  // nock and process.env
+  'test/sync/team-setup.test.ts',
+  // process.env
+  'test/control/cli-control.test.ts',
+  'test/secrets/cli.test.ts',
+  'test/sync/cli.test.ts',
+];

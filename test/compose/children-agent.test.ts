@@ -5,13 +5,11 @@
  * removing the parent removes the child and its status file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { API, agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, type AgentWorld } from '../sync/fixtures.js';
 
 const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
 
@@ -32,37 +30,23 @@ const files: Record<string, string> = {
 };
 
 describe('child instances in the agent', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    for (const [path, text] of Object.entries(files)) world.user.write(path, text);
-    world.user.commit('a shop whose app creates its database as a child instance');
-    await world.user.push();
-    // As the real agent (team.ts): values and generated Secrets, and children, need the cluster.
-    agent = testAgent(mirrorOf(world), client, renderer, { valuesFor: () => ({ cluster: client }) });
-    await agent.start();
+    h = await startAgentHarness({
+      files,
+      message: 'a shop whose app creates its database as a child instance',
+      // As the real agent (team.ts): values and generated Secrets, and children, need the cluster.
+      agent: ({ client: kube }) => ({ valuesFor: () => ({ cluster: kube }) }),
+    });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
-  const gitFile = async (path: string): Promise<string | undefined> => {
-    await world.user.pull();
-    try {
-      return world.user.git('show', `HEAD:${path}`);
-    } catch {
-      return undefined;
-    }
-  };
+  const gitFile = (path: string): Promise<string | undefined> => h.gitFile(path);
   const events = (path: string): string[] =>
     world.user.git('log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly)%x00', '--', path).split('\0').map((s) => s.trim()).filter((s) => s !== '');
 
@@ -80,10 +64,9 @@ describe('child instances in the agent', () => {
   });
 
   it('GIVEN the child status WHEN read with baton plan status --git THEN it is shown like any instance', async () => {
-    const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
-    const code = await main(['node', 'baton', 'plan', 'status', 'shop/shop-db', '--git', world.origin, '-o', 'json'], io);
-    expect([code || io.exitCode, io.err]).toEqual([0, '']);
-    expect(JSON.parse(io.out)).toMatchObject({ git: { found: true, status: { parent: { instance: 'shop/shop' } } } });
+    const run = await h.baton(['plan', 'status', 'shop/shop-db', '--git', world.origin, '-o', 'json']);
+    expect([run.code, run.err]).toEqual([0, '']);
+    expect(JSON.parse(run.out)).toMatchObject({ git: { found: true, status: { parent: { instance: 'shop/shop' } } } });
   });
 
   it('GIVEN a later pass with nothing changed THEN the child (which has no instance file) is not removed', async () => {

@@ -5,33 +5,22 @@
  * child parameters the child's framework refuses and framework cycles are located errors, and nothing
  * of a refused child is created.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { describe, expect, it } from 'vitest';
 import { loadInstanceSource, reconcileSource } from '../../src/plans/instance-source.js';
 import type { ReconcileResult } from '../../src/plans/reconcile.js';
 import type { EngineEvent, EventListener } from '../../src/plans/events.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
-import { MemoryTree, Renderer, validateRepository } from '../../src/render/index.js';
+import { MemoryTree, validateRepository } from '../../src/render/index.js';
 import { bestVersion } from '../../src/compose/children/range.js';
 import { buildPreview } from '../../src/preview/preview.js';
 import { formatText } from '../../src/preview/format-text.js';
 import { formatMarkdown } from '../../src/preview/format-markdown.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { clusterForFile } from '../helpers/engine-harness.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
-let cluster: TestCluster;
-let client: HttpKubeClient;
-const renderer = new Renderer();
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = await createKubeClient({ kubeconfigPath: cluster.kubeconfigPath });
-});
-afterAll(async () => {
-  client.close();
-  await cluster.stop();
-  await renderer.close();
-});
+/** One cluster, client and renderer for the file's tests (each test works in its own namespace). */
+const file = clusterForFile();
+const { renderer } = file;
 
 const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
 
@@ -63,11 +52,11 @@ const repo = (ns: string, size: unknown, range?: string, withDb = true): MemoryT
   new MemoryTree({ ...store('1.0.0'), ...store('1.2.0'), ...store('2.0.0'), ...app(range), [`instances/${ns}/shop.yaml`]: `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${JSON.stringify(size)}, WITH_DB: ${withDb} }\n` });
 
 async function run(tree: MemoryTree, ns: string, removed = false, onEvent?: EventListener): Promise<ReconcileResult> {
-  const source = await loadInstanceSource(tree, `instances/${ns}/shop.yaml`, renderer, removed ? { removed: true } : {}, { values: { cluster: client } });
-  return reconcileSource(client, source, onEvent);
+  const source = await loadInstanceSource(tree, `instances/${ns}/shop.yaml`, renderer, removed ? { removed: true } : {}, { values: { cluster: file.client } });
+  return reconcileSource(file.client, source, onEvent);
 }
 
-const cm = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name }))?.['data'] as Record<string, string> | undefined;
+const cm = async (ns: string, name: string): Promise<Record<string, string> | undefined> => (await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name }))?.['data'] as Record<string, string> | undefined;
 
 const stepMessage = (cp: Checkpoint): string | undefined => {
   const step = cp.active?.phases[0]?.steps.find((st) => st.name === 'db');
@@ -85,7 +74,7 @@ describe('Instance tasks', () => {
     // The step's record names the child and its result: status, plan status and history show it.
     const step = first.kind === 'ran' ? first.execution.run.phases[0]?.steps.find((s) => s.name === 'db') : undefined;
     expect(step?.state).toMatchObject({ status: 'COMPLETE', message: expect.stringContaining(`child ${ns}/shop-db (store): deploy COMPLETE, healthy`) as unknown });
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeDefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeDefined();
 
     const update = await run(repo(ns, 5), ns);
     expect(update.kind === 'ran' && update.execution.outcome).toBe('complete');
@@ -99,7 +88,7 @@ describe('Instance tasks', () => {
     }
     expect(await cm(ns, 'shop-db-store')).toBeUndefined();
     expect(await cm(ns, 'shop')).toBeUndefined();
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
   });
 
   it('GIVEN a parent step running its child WHEN it runs THEN the step says it waits on the child and what the child does, in its checkpoint and as step-waiting events', async () => {
@@ -127,7 +116,7 @@ describe('Instance tasks', () => {
     expect(error?.code).toBe('CHILD_INVALID');
     expect(error?.message).toContain(`child instance ${ns}/shop-db (Instance task db, framework store ^1.0.0)`);
     expect(error?.message).toContain('PARAM_MINIMUM');
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
     expect(await cm(ns, 'shop')).toBeUndefined();
   });
 
@@ -140,7 +129,7 @@ describe('Instance tasks', () => {
     expect(errors[0]?.message).toContain('has no version in ^3.0.0 (available: 1.0.0, 1.2.0, 2.0.0)');
     const result = await run(tree, ns);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_FRAMEWORK_UNKNOWN');
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
   });
 
   it('GIVEN a child framework that does not exist WHEN validated or deployed THEN CHILD_FRAMEWORK_UNKNOWN names it, the parent step fails and no child is created', async () => {
@@ -156,7 +145,7 @@ describe('Instance tasks', () => {
     const failed = result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error : undefined;
     expect(failed?.code).toBe('CHILD_FRAMEWORK_UNKNOWN');
     expect(failed?.message).toContain(`child instance ${ns}/shop-db (Instance task db, framework nosuch ^1.0.0)`);
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
     expect(await cm(ns, 'shop')).toBeUndefined();
   });
 
@@ -166,7 +155,7 @@ describe('Instance tasks', () => {
     expect(result.kind === 'ran' && result.execution.outcome).toBe('complete');
     const step = result.kind === 'ran' ? result.execution.run.phases[0]?.steps.find((s) => s.name === 'db') : undefined;
     expect(step?.state.status).toBe('COMPLETE');
-    expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
+    expect(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-shop-db' })).toBeUndefined();
     expect(await cm(ns, 'shop')).toBeDefined();
     const removed = await run(repo(ns, 2, undefined, false), ns, true);
     expect(removed.kind === 'removed' && removed.report.deleted.filter((d) => d.startsWith('Instance'))).toEqual([]);
@@ -175,7 +164,7 @@ describe('Instance tasks', () => {
   it('GIVEN an instance loaded without a cluster WHEN its Instance step runs THEN it fails with CHILD_NO_CLUSTER instead of completing without the child', async () => {
     const ns = `child-${++seq}`;
     const source = await loadInstanceSource(repo(ns, 2), `instances/${ns}/shop.yaml`, renderer);
-    const result = await reconcileSource(client, source);
+    const result = await reconcileSource(file.client, source);
     expect(result.kind === 'ran' && result.execution.outcome === 'failed' ? result.execution.error.code : undefined).toBe('CHILD_NO_CLUSTER');
     expect(await cm(ns, 'shop')).toBeUndefined();
   });

@@ -5,7 +5,7 @@
  * in the engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import { loadInstanceSource } from '../../src/plans/instance-source.js';
 import { MemoryTree, Renderer, RenderProblemsError, validateRepository } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
@@ -14,36 +14,25 @@ import { formatText } from '../../src/preview/format-text.js';
 import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { until } from '../helpers/wait.js';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, webFramework, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, gatedFramework, releaseGate, webFramework, type AgentWorld } from '../sync/fixtures.js';
 
 const inst = (framework: string, dependsOn = ''): string => `${API}\nkind: Instance\nframework: ${framework}\nversion: 1.0.0\n${dependsOn}`;
 
 describe('dependsOn in the agent', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    for (const [path, text] of Object.entries(gatedFramework())) world.user.write(path, text);
-    world.user.write('instances/shop/db.yaml', inst('gated'));
-    world.user.write('instances/shop/app.yaml', inst('web', 'dependsOn:\n  - name: db\n'));
-    world.user.commit('db and an app that needs it');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer);
-    await agent.start();
+    h = await startAgentHarness({
+      files: { ...gatedFramework(), 'instances/shop/db.yaml': inst('gated'), 'instances/shop/app.yaml': inst('web', 'dependsOn:\n  - name: db\n') },
+      message: 'db and an app that needs it',
+    });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
     await world.user.pull();
@@ -63,10 +52,9 @@ describe('dependsOn in the agent', () => {
     const waiting = await statusOf('app');
     expect(waiting.waiting?.on).toEqual([{ instance: 'shop/db', reason: expect.any(String) as unknown }]);
     // `baton plan status --git` shows what the plan waits on.
-    const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
-    await main(['node', 'baton', 'plan', 'status', 'shop/app', '--git', world.origin], io);
-    expect([io.exitCode, io.err]).toEqual([0, '']);
-    expect(io.out).toContain("waiting:\n  'on':\n    - instance: shop/db\n      reason: ");
+    const run = await h.baton(['plan', 'status', 'shop/app', '--git', world.origin]);
+    expect([run.code, run.err]).toEqual([0, '']);
+    expect(run.out).toContain("waiting:\n  'on':\n    - instance: shop/db\n      reason: ");
 
     const second = await agent.pass();
     expect(second.reports.find((r) => r.instance === 'shop/app')?.outcome.kind).toBe('complete');

@@ -4,28 +4,17 @@
  * or events in the clear), rotated only by a run's `rotate-generated` argument (once per request),
  * removed with the instance; bad declarations and rotations are located problems.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { describe, expect, it } from 'vitest';
 import { generateValue, generatedSecretRef, readGenerated } from '../../src/compose/index.js';
 import { loadInstanceSource, reconcileSource } from '../../src/plans/instance-source.js';
 import type { EngineEvent } from '../../src/plans/events.js';
-import { MemoryTree, Renderer, RenderProblemsError, validateRepository } from '../../src/render/index.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { MemoryTree, RenderProblemsError, validateRepository } from '../../src/render/index.js';
+import { clusterForFile } from '../helpers/engine-harness.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
-let cluster: TestCluster;
-let client: HttpKubeClient;
-const renderer = new Renderer();
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = await createKubeClient({ kubeconfigPath: cluster.kubeconfigPath });
-});
-afterAll(async () => {
-  client.close();
-  await cluster.stop();
-  await renderer.close();
-});
+/** One cluster, client and renderer for the file's tests (each test works in its own namespace). */
+const file = clusterForFile();
+const { renderer } = file;
 
 const PARAMS_1 = [
   '- { name: REPLICAS, type: integer, default: 1 }',
@@ -63,15 +52,15 @@ function repo(namespace: string, version: string, instanceParams: string): Memor
 
 let seq = 0;
 async function step(namespace: string, tree: MemoryTree, extras: Parameters<typeof loadInstanceSource>[3] = {}): Promise<{ events: EngineEvent[]; sensitive: string[] }> {
-  const source = await loadInstanceSource(tree, `instances/${namespace}/db.yaml`, renderer, extras, { values: { cluster: client } });
+  const source = await loadInstanceSource(tree, `instances/${namespace}/db.yaml`, renderer, extras, { values: { cluster: file.client } });
   const events: EngineEvent[] = [];
-  const result = await reconcileSource(client, source, (e) => events.push(e));
+  const result = await reconcileSource(file.client, source, (e) => events.push(e));
   if (result.kind === 'ran') expect(result.execution.outcome).toBe('complete');
   return { events, sensitive: source.sensitiveValues };
 }
 
 async function rendered(namespace: string): Promise<Record<string, string>> {
-  const s = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'db-creds' });
+  const s = await file.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'db-creds' });
   const data = (s?.['data'] ?? {}) as Record<string, string>;
   return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
 }
@@ -80,7 +69,7 @@ describe('generated values', () => {
   it('GIVEN a generated password WHEN deployed, updated and upgraded THEN it is generated once, kept in the instance Secret, stable, and never stored in the clear', async () => {
     const ns = `gen-${++seq}`;
     const first = await step(ns, repo(ns, '1.0.0', 'REPLICAS: 1'));
-    const stored = await readGenerated(client, { namespace: ns, name: 'db' });
+    const stored = await readGenerated(file.client, { namespace: ns, name: 'db' });
     const password = stored.values.get('PASSWORD') ?? '';
     expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
     expect((await rendered(ns))['password']).toBe(password);
@@ -92,14 +81,14 @@ describe('generated values', () => {
     expect(await rendered(ns)).toMatchObject({ password, replicas: '3' });
 
     const upgrade = await step(ns, repo(ns, '2.0.0', 'REPLICAS: 3'));
-    const after = await readGenerated(client, { namespace: ns, name: 'db' });
+    const after = await readGenerated(file.client, { namespace: ns, name: 'db' });
     expect(after.values.get('PASSWORD')).toBe(password);
     expect(after.values.get('TOKEN')).toMatch(/^[ab]{16}$/);
     expect(after.values.get('ID')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await rendered(ns)).toMatchObject({ password, token: after.values.get('TOKEN'), id: after.values.get('ID') });
 
     // Neither the checkpoint nor any engine event holds a generated value, plain or base64.
-    const checkpoint = JSON.stringify(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-db' }));
+    const checkpoint = JSON.stringify(await file.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'baton-checkpoint-db' }));
     const shown = JSON.stringify([first.events, upgrade.events]);
     for (const v of after.values.values()) {
       for (const text of [checkpoint, shown]) {
@@ -113,19 +102,19 @@ describe('generated values', () => {
     const ns = `gen-${++seq}`;
     const tree = repo(ns, '2.0.0', 'REPLICAS: 1');
     await step(ns, tree);
-    const before = await readGenerated(client, { namespace: ns, name: 'db' });
+    const before = await readGenerated(file.client, { namespace: ns, name: 'db' });
     const request = { request: { id: 'r-1', plan: 'rotate', args: { 'rotate-generated': 'PASSWORD' }, explicit: true } };
     await step(ns, tree, request);
-    const after = await readGenerated(client, { namespace: ns, name: 'db' });
+    const after = await readGenerated(file.client, { namespace: ns, name: 'db' });
     expect(after.values.get('PASSWORD')).not.toBe(before.values.get('PASSWORD'));
     expect(after.values.get('TOKEN')).toBe(before.values.get('TOKEN'));
     expect((await rendered(ns))['password']).toBe(after.values.get('PASSWORD'));
     // The same request loaded again (a resumed run, another poll) does not rotate a second time.
-    await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, request, { values: { cluster: client } });
-    expect((await readGenerated(client, { namespace: ns, name: 'db' })).values.get('PASSWORD')).toBe(after.values.get('PASSWORD'));
+    await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, request, { values: { cluster: file.client } });
+    expect((await readGenerated(file.client, { namespace: ns, name: 'db' })).values.get('PASSWORD')).toBe(after.values.get('PASSWORD'));
     // `*` rotates all of them.
     await step(ns, tree, { request: { id: 'r-2', plan: 'rotate', args: { 'rotate-generated': '*' }, explicit: true } });
-    const all = await readGenerated(client, { namespace: ns, name: 'db' });
+    const all = await readGenerated(file.client, { namespace: ns, name: 'db' });
     expect(all.values.get('TOKEN')).not.toBe(before.values.get('TOKEN'));
     expect(all.values.get('ID')).not.toBe(before.values.get('ID'));
   });
@@ -134,29 +123,29 @@ describe('generated values', () => {
     const ns = `gen-${++seq}`;
     const tree = repo(ns, '1.0.0', 'REPLICAS: 1');
     await step(ns, tree);
-    const before = await readGenerated(client, { namespace: ns, name: 'db' });
-    const err: unknown = await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, { request: { id: 'r', plan: 'rotate', args: { 'rotate-generated': 'REPLICAS' } } }, { values: { cluster: client } }).catch((e: unknown) => e);
+    const before = await readGenerated(file.client, { namespace: ns, name: 'db' });
+    const err: unknown = await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, { request: { id: 'r', plan: 'rotate', args: { 'rotate-generated': 'REPLICAS' } } }, { values: { cluster: file.client } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RenderProblemsError);
     expect((err as RenderProblemsError).problems[0]).toMatchObject({ code: 'GENERATED_ROTATE_UNKNOWN', file: `instances/${ns}/db.yaml`, message: expect.stringContaining('REPLICAS') as unknown });
-    expect((await readGenerated(client, { namespace: ns, name: 'db' })).values).toEqual(before.values);
+    expect((await readGenerated(file.client, { namespace: ns, name: 'db' })).values).toEqual(before.values);
   });
 
   it('GIVEN a value the instance sets itself WHEN deployed THEN it wins and nothing is generated for it', async () => {
     const ns = `gen-${++seq}`;
     await step(ns, repo(ns, '1.0.0', 'PASSWORD: chosen-by-hand'));
     expect((await rendered(ns))['password']).toBe('chosen-by-hand');
-    expect((await readGenerated(client, { namespace: ns, name: 'db' })).object).toBeUndefined();
+    expect((await readGenerated(file.client, { namespace: ns, name: 'db' })).object).toBeUndefined();
   });
 
   it('GIVEN an instance with generated values WHEN removed THEN its Secret goes too, after its objects', async () => {
     const ns = `gen-${++seq}`;
     const tree = repo(ns, '1.0.0', 'REPLICAS: 1');
     await step(ns, tree);
-    const source = await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, { removed: true }, { values: { cluster: client } });
-    const result = await reconcileSource(client, source);
+    const source = await loadInstanceSource(tree, `instances/${ns}/db.yaml`, renderer, { removed: true }, { values: { cluster: file.client } });
+    const result = await reconcileSource(file.client, source);
     expect(result.kind).toBe('removed');
     if (result.kind === 'removed') expect(result.report.deleted.at(-1)).toContain('baton-generated-db');
-    expect(await client.get(generatedSecretRef({ namespace: ns, name: 'db' }))).toBeUndefined();
+    expect(await file.client.get(generatedSecretRef({ namespace: ns, name: 'db' }))).toBeUndefined();
   });
 
   it('GIVEN no cluster WHEN validated THEN plans render with placeholders; without a cluster the engine refuses', async () => {

@@ -14,7 +14,13 @@ import { git } from './git-server.js';
 import { recordingProxy, type RecordedRequest } from './recording-proxy.js';
 import { until } from './wait.js';
 
-export const FAST_LEASE = ['--lease-duration', '4s', '--renew-deadline', '3s', '--lease-retry', '500ms'];
+/**
+ * Short enough that B takes over soon after A is paused, long enough that A's renewals (every 500 ms,
+ * through the proxy to the API server in the test's own process) never miss the deadline on a loaded
+ * machine before the pause: with 4s/3s, A sometimes lost its lease through slow renewals under load
+ * before it was paused, and then the scenario proved nothing. The pause is what must exceed it.
+ */
+export const PAUSE_LEASE = ['--lease-duration', '10s', '--renew-deadline', '8s', '--lease-retry', '500ms'];
 
 export interface PausedLeaderResult {
   /** A's requests to the cluster that change something, after SIGCONT. */
@@ -33,6 +39,16 @@ export interface PausedLeaderResult {
  */
 export type PausePoint = 'gate' | 'start' | 'idle';
 
+/**
+ * SIGSTOPs A, which must still lead: a leader that already stepped down (its renewals failed) would make
+ * the scenario prove nothing, so that is an error naming the cause rather than a pass.
+ */
+function pauseLeader(a: AgentProcess): void {
+  const lost = a.logs.find((l) => /lost lease/.test(l));
+  if (lost !== undefined) throw new Error(`A stepped down before it was paused (${lost}): the scenario needs a leader at the pause`);
+  a.signal('SIGSTOP');
+}
+
 /** Runs the scenario once for instance `namespace/name` (a `gatedFramework` instance already pushed). */
 export async function pausedLeader(world: AgentWorld, namespace: string, name: string, tag: string, pauseAt: PausePoint = 'gate'): Promise<PausedLeaderResult> {
   const client = await createKubeClient({ url: world.cluster.url });
@@ -41,7 +57,7 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
   const start = (who: 'A' | 'B', index: 0 | 1): AgentProcess => {
     const kubeconfig = proxies[index].kubeconfig(join(world.sandbox.dir, `kubeconfig-${tag}-${who}`));
     const env = { ...world.sandbox.env, BATON_AUTHOR_NAME: `Agent ${who} ${tag}`, BATON_AUTHOR_EMAIL: `${who.toLowerCase()}@example.com` };
-    const agent = startAgentProcess(['--git', world.origin, '--data-dir', join(world.sandbox.dir, `data-${tag}-${who}`), '--interval', '300ms', '--kubeconfig', kubeconfig, '--no-events', ...FAST_LEASE], env);
+    const agent = startAgentProcess(['--git', world.origin, '--data-dir', join(world.sandbox.dir, `data-${tag}-${who}`), '--interval', '300ms', '--kubeconfig', kubeconfig, '--no-events', ...PAUSE_LEASE], env);
     agents.push(agent);
     return agent;
   };
@@ -58,7 +74,7 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
       await until(async () => (await checkpoint())?.checkpoint.active?.state.status === 'COMPLETE', 60_000, `${tag}: A's completion`);
       run = (await checkpoint())?.checkpoint.active?.id ?? '';
       await until(() => git(world.sandbox.env, world.origin, 'log', '--format=%s', `--grep=Baton-Run: ${run}`, 'main').includes('COMPLETE'), 60_000, `${tag}: A's completion commit`);
-      a.signal('SIGSTOP');
+      pauseLeader(a);
       // New work that B will do, and A would do too when it wakes.
       await world.user.pull();
       world.user.write(`instances/${namespace}/${name}.yaml`, world.user.git('show', `HEAD:instances/${namespace}/${name}.yaml`).replace(/VALUE: .*/, `VALUE: "${tag}-changed"`));
@@ -73,7 +89,7 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
       } else {
         await a.waitForLog(new RegExp(`reconciling ${namespace}/${name}`), 60_000);
       }
-      a.signal('SIGSTOP');
+      pauseLeader(a);
       await b.waitForLog(/became leader/, 60_000);
       await b.waitForLog(new RegExp(`reconciling ${namespace}/${name}`), 30_000);
       await releaseGate(client, namespace, `gate-${name}`);
@@ -82,12 +98,13 @@ export async function pausedLeader(world: AgentWorld, namespace: string, name: s
     }
     await until(() => git(world.sandbox.env, world.origin, 'log', '--format=%s', `--author=Agent B ${tag}`, `--grep=Baton-Run: ${run}`, 'main').includes('COMPLETE'), 60_000, `${tag}: B's completion`);
     const beforeResume = new Set(commitsBy(`Agent A ${tag}`));
-    const resumedAt = Date.now();
+    // What A sends from here on is after its resumption (the proxy records in arrival order).
+    const seenBeforeResume = proxies[0].requests.length;
     const logged = a.logs.length;
     a.signal('SIGCONT');
     const exitCode = await Promise.race([a.exited, new Promise<string>((r) => setTimeout(() => r('still running after 30 s'), 30_000))]);
     return {
-      clusterWrites: proxies[0].writes(resumedAt),
+      clusterWrites: proxies[0].requests.slice(seenBeforeResume).filter((r) => r.method !== 'GET'),
       gitCommits: commitsBy(`Agent A ${tag}`).filter((c) => !beforeResume.has(c)),
       exitCode,
       logAfterResume: a.logs.slice(logged),

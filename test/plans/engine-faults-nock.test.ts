@@ -92,13 +92,17 @@ describe('the plan engine under injected API faults (nock in front of the simula
     if (result.kind !== 'ran') return;
     expect(result.execution.outcome).toBe('complete');
     const errors = events.filter((e): e is Extract<EngineEvent, { type: 'step-error' }> => e.type === 'step-error');
-    expect(errors.map((e) => e.attempt)).toEqual([1, 2, 3]);
-    expect(errors.map((e) => e.error.message)).toEqual([
+    // The three scripted faults, in order. The attempts after them reach the real (simulated) cluster
+    // within the same 400 ms request timeout: on a loaded machine one of those can miss it too (seen once
+    // at load 15 as attempts [1, 2, 3, 4]); such an extra error can only be that timeout, then a retry.
+    expect(errors.map((e) => e.attempt)).toEqual(errors.map((_e, i) => i + 1));
+    expect(errors.slice(0, 3).map((e) => e.error.message)).toEqual([
       expect.stringContaining('slow down'),
       expect.stringContaining('etcd leader changed'),
       expect.stringContaining('no answer within 400 ms'),
     ]);
-    // The real object exists: the fourth attempt reached the simulated cluster.
+    for (const extra of errors.slice(3)) expect(extra.error.message).toContain('no answer within 400 ms');
+    // The real object exists: an attempt after the scripted ones reached the simulated cluster.
     expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' }))?.['data']).toEqual({ key: 'value' });
   });
 

@@ -395,6 +395,22 @@ async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
+/**
+ * A clock that stands still (the test moves `now`) and shortens short waits (retry backoffs, readiness
+ * ticks) to 20 ms. Timeouts (a step's deadline, 600 s; the prune wait, 60 s) stay real: shortened too,
+ * a step that took more than 20 ms of real time timed out, which a loaded machine did once ("backup
+ * after failed update" failed).
+ */
+function frozenClock(now: () => number): NonNullable<ReconcileOptions['clock']> {
+  return {
+    now,
+    sleep: (ms, signal) => new Promise<void>((resolve, reject) => {
+      const t = setTimeout(resolve, ms >= 60_000 ? ms : Math.min(ms, 20));
+      signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason as Error); });
+    }),
+  };
+}
+
 describe('a failed desired state: never recorded as applied, retried with backoff', () => {
   const withReplicas = (n: number, over: Partial<DesiredState> = {}): DesiredState => desired({ values: { REPLICAS: n }, ...over });
   const update = plan('update', [{ name: 'main', steps: [step('servers', [apply(obj('apps/v1', 'Deployment', 'web'))])] }]);
@@ -405,7 +421,7 @@ describe('a failed desired state: never recorded as applied, retried with backof
     h = harness();
     autoReady(h.kube);
     let now = Date.parse('2026-03-01T00:00:00Z');
-    const clock = { now: () => now, sleep: (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => { const t = setTimeout(resolve, Math.min(ms, 20)); signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason as Error); }); }) };
+    const clock = frozenClock(() => now);
     expect(outcome(await h.run(plans, { desired: withReplicas(3), clock }))).toBe('complete');
 
     h.kube.fault = (verb) => (verb === 'apply' ? apiError(422, 'Invalid', 'spec.replicas: Invalid value') : undefined);
@@ -441,7 +457,7 @@ describe('a failed desired state: never recorded as applied, retried with backof
     h = harness();
     autoReady(h.kube);
     const now = Date.parse('2026-03-01T00:00:00Z');
-    const clock = { now: () => now, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20))) };
+    const clock = frozenClock(() => now);
     await h.run(plans, { desired: withReplicas(3), clock });
     h.kube.fault = (verb) => (verb === 'apply' ? apiError(422, 'Invalid', 'bad') : undefined);
     await h.run(plans, { desired: withReplicas(2), clock, retry: { initialMs: 10_000, maxMs: 15_000 } });

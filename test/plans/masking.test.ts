@@ -22,11 +22,15 @@ describe('sensitive values in engine messages', () => {
     kube.fault = (verb) => (verb === 'apply' ? apiError(code, reason, `Secret "db" is invalid: data.password: Invalid value: "${GO_QUOTED}": too weak`) : undefined);
     const store = new MemoryCheckpointStore();
     const events: EngineEvent[] = [];
-    const deploy = plan('deploy', [{ name: 'main', steps: [{ ...step('config', [apply(cm('a'))]), timeoutSeconds: 3 }] }]);
+    // The transient error outlives the step at its first attempt (its retry would come after the step's
+    // deadline), so it ends as TIMEOUT quoting it. With a short backoff the deadline used to land at a
+    // wall-clock moment: under load inside an attempt, and the timeout then named no error at all.
+    const deploy = plan('deploy', [{ name: 'main', steps: [{ ...step('config', [apply(cm('a'))]), timeoutSeconds: 30 }] }]);
+    const hooks = { ...testHooks, retryDelayMs: (f: Parameters<typeof testHooks.retryDelayMs>[0], attempt: number) => (testHooks.retryDelayMs(f, attempt) === undefined ? undefined : 60_000) };
     const result = await reconcile({
       client: kube,
       store,
-      hooks: testHooks,
+      hooks,
       instance: INSTANCE,
       framework: 'redis',
       desired: desired({ plans: ['deploy'] }),

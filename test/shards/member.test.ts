@@ -139,7 +139,10 @@ describe('shard members on the simulated cluster', () => {
       expect(moving.some((k) => a.mayAct(k))).toBe(false);
       finish();
       await until(() => moving.length > 0 && moving.every((k) => b.mayAct(k)), 10_000, 'b takes the moved instances');
-      expect(keys.every((k) => [a, b].filter((m) => m.mayAct(k)).length === 1)).toBe(true);
+      // Then every instance has exactly one member acting on it. Waited for, not sampled once: under load
+      // (seen at load 18) a member's view of the other's lease can trail by a renewal; the overlap check
+      // above holds the safety claim (never two) throughout.
+      await until(() => keys.every((k) => [a, b].filter((m) => m.mayAct(k)).length === 1), 10_000, 'one member per instance');
     } finally {
       clearInterval(check);
     }

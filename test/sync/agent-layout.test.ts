@@ -6,15 +6,16 @@
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { DirectoryTree, Renderer, validateRepository } from '../../src/render/index.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import { DirectoryTree, validateRepository, type Renderer } from '../../src/render/index.js';
 import type { Agent, PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
-import { agentWorld, instance, mirrorOf, testAgent, type AgentWorld } from './fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { instance } from './fixtures.js';
 
 describe('the agent and validate read the same instances', () => {
-  let world: AgentWorld;
+  let h: AgentHarness;
   let client: HttpKubeClient;
   let renderer: Renderer;
   let user: WorkClone;
@@ -22,28 +23,22 @@ describe('the agent and validate read the same instances', () => {
   const warnings: string[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    user = world.user;
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    user.write('instances/shop/alpha.yml', instance({ VALUE: 'yml' }));
-    user.write('instances/shop/twin.yaml', instance({ VALUE: 'first' }));
-    user.write('shared/linked.yaml', instance({ VALUE: 'linked' }));
-    symlinkSync('../../shared/linked.yaml', join(user.dir, 'instances/shop/linked.yaml'));
-    user.write('instances/shop/nested/deep.yaml', instance({ VALUE: 'deep' }));
-    user.write('instances/loose.yaml', instance({ VALUE: 'loose' }));
-    user.write('instances/shop/.gitkeep', '');
-    user.commit('instances in every shape');
-    await user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { log: (level, message) => { if (level === 'warn') warnings.push(message); } });
-    await agent.start();
+    h = await startAgentHarness({
+      files: {
+        'instances/shop/alpha.yml': instance({ VALUE: 'yml' }),
+        'instances/shop/twin.yaml': instance({ VALUE: 'first' }),
+        'shared/linked.yaml': instance({ VALUE: 'linked' }),
+        'instances/shop/nested/deep.yaml': instance({ VALUE: 'deep' }),
+        'instances/loose.yaml': instance({ VALUE: 'loose' }),
+        'instances/shop/.gitkeep': '',
+      },
+      prepare: (world) => symlinkSync('../../shared/linked.yaml', join(world.user.dir, 'instances/shop/linked.yaml')),
+      message: 'instances in every shape',
+      agent: { log: (level, message) => { if (level === 'warn') warnings.push(message); } },
+    });
+    ({ client, renderer, user, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const status = async (name: string): Promise<ReturnType<typeof parseStatus>> => {

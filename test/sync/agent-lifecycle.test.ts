@@ -6,13 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
-import { Agent, type PassReport } from '../../src/sync/agent.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import type { Agent, PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { testAgent, mirrorOf, agentWorld, instance, webFramework, type AgentWorld } from './fixtures.js';
+import { runBaton, startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { agentWorld, instance, webFramework, type AgentWorld } from './fixtures.js';
 
 const UPDATE_AND_UPGRADE = [
   '  update:',
@@ -28,29 +26,19 @@ const UPDATE_AND_UPGRADE = [
 ].join('\n');
 
 describe('the agent over a framework lifecycle', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    for (const [path, text] of Object.entries(webFramework('1.0.0', UPDATE_AND_UPGRADE))) world.user.write(path, text);
-    world.user.write('instances/shop/a.yaml', instance({ VALUE: 'a' }));
-    world.user.write('instances/shop/b.yaml', instance({ VALUE: 'b' }));
-    world.user.commit('two instances on web 1.0.0');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer);
-    await agent.start();
+    h = await startAgentHarness({
+      files: { ...webFramework('1.0.0', UPDATE_AND_UPGRADE), 'instances/shop/a.yaml': instance({ VALUE: 'a' }), 'instances/shop/b.yaml': instance({ VALUE: 'b' }) },
+      message: 'two instances on web 1.0.0',
+    });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const plans = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind === 'complete' ? `${x.outcome.plan} complete` : x.outcome.kind]));
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
@@ -100,10 +88,9 @@ describe('baton agent --once exit codes', () => {
   });
 
   it('GIVEN bad content in one instance WHEN --once runs THEN the other deploys, the bad one is reported refused, and it exits 1', async () => {
-    const io: CliIO & { out: string; err: string } = { out: '', err: '', isTTY: false, cwd: world.sandbox.dir, exitCode: 0, stdout: (t) => { io.out += t; }, stderr: (t) => { io.err += t; } };
-    const code = await main(['node', 'baton', 'agent', '--git', world.origin, '--once', '--no-events', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'once-data')], io);
-    expect(io.out).toContain('shop/good: deploy COMPLETE');
-    expect(io.out).toMatch(/shop\/bad: refused: .*PARAM_MINIMUM/);
-    expect(code === 0 ? io.exitCode : code).toBe(1);
+    const run = await runBaton(['agent', '--git', world.origin, '--once', '--no-events', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'once-data')], world.sandbox.dir);
+    expect(run.out).toContain('shop/good: deploy COMPLETE');
+    expect(run.out).toMatch(/shop\/bad: refused: .*PARAM_MINIMUM/);
+    expect(run.code).toBe(1);
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
-import { Agent, type PassReport } from '../../src/sync/agent.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import type { Agent, PassReport } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
-import { testAgent, mirrorOf, agentWorld, API, instance, webFramework, type AgentWorld } from './fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, instance, webFramework } from './fixtures.js';
 
 /** Framework `web` at `version` with its main template replaced. */
 function webWithMain(version: string, template: string): Record<string, string> {
@@ -13,37 +13,30 @@ function webWithMain(version: string, template: string): Record<string, string> 
 }
 
 describe('the agent refuses bad content and keeps every request', () => {
-  let world: AgentWorld;
+  let h: AgentHarness;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let user: WorkClone;
   let agent: Agent;
   const logged: string[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    user = world.user;
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    // 1.1.0 loads fine but its template reads a parameter that does not exist.
-    for (const [path, text] of Object.entries(webWithMain('1.1.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  value: <%= params.NOPE.value %>\n'))) user.write(path, text);
-    // 1.2.0 renders, but the API server rejects a label quoting the sensitive PASSWORD.
-    for (const [path, text] of Object.entries(webWithMain('1.2.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\n  labels:\n    pw: <%= params.PASSWORD + " !" %>\n'))) user.write(path, text);
-    user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
-    user.write('instances/shop/broken.yaml', instance({}, '1.1.0'));
-    user.write('instances/shop/leaky.yaml', instance({}, '1.2.0'));
-    user.write('instances/shop/mars.yaml', `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: Mars/Olympus }\n`);
-    user.commit('four instances, three of them bad');
-    await user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { coalesceMs: 20, log: (_level, message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`) });
-    await agent.start();
+    h = await startAgentHarness({
+      files: {
+        // 1.1.0 loads fine but its template reads a parameter that does not exist.
+        ...webWithMain('1.1.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  value: <%= params.NOPE.value %>\n'),
+        // 1.2.0 renders, but the API server rejects a label quoting the sensitive PASSWORD.
+        ...webWithMain('1.2.0', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\n  labels:\n    pw: <%= params.PASSWORD + " !" %>\n'),
+        'instances/shop/site.yaml': instance({ VALUE: 'one' }),
+        'instances/shop/broken.yaml': instance({}, '1.1.0'),
+        'instances/shop/leaky.yaml': instance({}, '1.2.0'),
+        'instances/shop/mars.yaml': `${API}\nkind: Instance\nframework: web\nversion: 1.0.0\nschedules:\n  - { plan: backup, cron: "0 3 * * *", timezone: Mars/Olympus }\n`,
+      },
+      message: 'four instances, three of them bad',
+      agent: { coalesceMs: 20, log: (_level, message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`) },
+    });
+    ({ client, user, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const outcomeOf = (r: PassReport, id: string): PassReport['reports'][number]['outcome'] | undefined => r.reports.find((x) => x.instance === id)?.outcome;

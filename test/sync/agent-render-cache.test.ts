@@ -4,41 +4,30 @@
  * only that instance renders again.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent, PassReport } from '../../src/sync/agent.js';
-import { testAgent, mirrorOf, agentWorld, instance, type AgentWorld } from './fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { instance, type AgentWorld } from './fixtures.js';
 
 describe('the agent renders unchanged inputs once', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
-  let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
   /** Instances whose plans went to the sandbox, one entry per sandbox job. */
   const rendered: string[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    const run = renderer.run.bind(renderer);
-    vi.spyOn(renderer, 'run').mockImplementation((job) => {
+    h = await startAgentHarness({
+      files: { 'instances/shop/site.yaml': instance({ VALUE: 'one' }), 'instances/shop/blog.yaml': instance() },
+      message: 'two web instances',
+    });
+    ({ world, agent } = h);
+    const run = h.renderer.run.bind(h.renderer);
+    vi.spyOn(h.renderer, 'run').mockImplementation((job) => {
       rendered.push(job.base.instance.name);
       return run(job);
     });
-    world.user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
-    world.user.write('instances/shop/blog.yaml', instance());
-    world.user.commit('two web instances');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer);
-    await agent.start();
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
 

@@ -1,43 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
-import { Agent, type PassReport } from '../../src/sync/agent.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import type { Agent, PassReport } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import type { GitSandbox, WorkClone } from '../helpers/git-server.js';
-import type { TestCluster } from '../helpers/cluster.js';
-import { testAgent, mirrorOf, agentWorld, instance, type AgentWorld } from './fixtures.js';
+import type { WorkClone } from '../helpers/git-server.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { instance } from './fixtures.js';
 
 describe('the agent against a Git repository and the simulated cluster', () => {
-  let sandbox: GitSandbox;
-  let cluster: TestCluster;
+  let h: AgentHarness;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let user: WorkClone;
   let agent: Agent;
   const engineEvents: string[] = [];
-  let origin: string;
-
-  let world: AgentWorld;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    ({ sandbox, cluster, origin, user } = world);
-    client = await createKubeClient({ url: cluster.url });
-    renderer = new Renderer();
-    user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
-    user.write('instances/shop/blog.yaml', instance());
-    user.commit('two web instances');
-    await user.push();
-    agent = testAgent(mirrorOf({ sandbox, origin }), client, renderer, { coalesceMs: 20, onEngineEvent: (e) => engineEvents.push(`${e.instance.name}:${e.type}`) });
-    await agent.start();
+    h = await startAgentHarness({
+      files: { 'instances/shop/site.yaml': instance({ VALUE: 'one' }), 'instances/shop/blog.yaml': instance() },
+      message: 'two web instances',
+      agent: { coalesceMs: 20, onEngineEvent: (e) => engineEvents.push(`${e.instance.name}:${e.type}`) },
+    });
+    ({ client, user, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {

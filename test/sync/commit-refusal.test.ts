@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { GitMirror } from '../../src/git/index.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
-import { Agent, type CommitRefusal, type PassReport } from '../../src/sync/agent.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import type { Agent, CommitRefusal, PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { testAgent, agentWorld, instance, type AgentWorld } from './fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { instance, testAgent, type AgentWorld } from './fixtures.js';
 
 /** A mirror that, while `pinned` is set, hands the agent that commit instead of the fetched tip. */
 class PinnedMirror extends GitMirror {
@@ -27,31 +27,23 @@ class PinnedMirror extends GitMirror {
 }
 
 describe('the agent and a commit refused by signature verification', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let mirror: PinnedMirror;
   let agent: Agent;
   let refusal: CommitRefusal | undefined;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    world.user.write('instances/shop/site.yaml', instance({ VALUE: 'one' }));
-    world.user.write('instances/shop/blog.yaml', instance({ VALUE: 'blog' }));
-    world.user.commit('two instances');
-    await world.user.push();
-    mirror = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
-    agent = testAgent(mirror, client, renderer, { coalesceMs: 20, commitRefusal: () => refusal });
-    await agent.start();
+    h = await startAgentHarness({
+      files: { 'instances/shop/site.yaml': instance({ VALUE: 'one' }), 'instances/shop/blog.yaml': instance({ VALUE: 'blog' }) },
+      message: 'two instances',
+      mirror: (w) => (mirror = new PinnedMirror({ dir: join(w.sandbox.dir, 'agent'), remote: { url: w.origin, auth: { kind: 'none' } }, env: w.sandbox.env })),
+      agent: { coalesceMs: 20, commitRefusal: () => refusal },
+    });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus> | undefined> => {
@@ -137,7 +129,7 @@ describe('the agent and a commit refused by signature verification', () => {
     await world.user.push();
     const mirror2 = new PinnedMirror({ dir: join(world.sandbox.dir, 'agent-restarted'), remote: { url: world.origin, auth: { kind: 'none' } }, env: world.sandbox.env });
     mirror2.noneVerified = true;
-    const restarted = testAgent(mirror2, client, renderer, {
+    const restarted = testAgent(mirror2, client, h.renderer, {
       coalesceMs: 20, commitRefusal: () => ({ commit: unsigned, reason: 'unsigned', message: `commit ${unsigned.slice(0, 12)} is not signed` }),
     });
     await restarted.start();

@@ -117,11 +117,14 @@ describe('leader election against the simulated cluster', () => {
     }, stopA.signal);
     await until(() => aWorking, 30_000);
     const stopB = new AbortController();
-    const b = runAsLeader({ client, name, identity: 'agent-b', ...FAST, clock }, async (signal) => {
+    let bWaited = 0;
+    const log = (_level: string, message: string): void => { if (/held by another agent/.test(message)) bWaited++; };
+    const b = runAsLeader({ client, name, identity: 'agent-b', ...FAST, clock, log }, async (signal) => {
       bWorking = true;
       await new Promise<void>((r) => signal.addEventListener('abort', () => r()));
     }, stopB.signal);
-    await sleep(300);
+    // B has tried and found A holding the lease (a condition, not a fixed sleep): it does not work.
+    await until(() => bWaited > 0, 30_000);
     expect(bWorking).toBe(false);
     stopA.abort();
     expect(await a).toEqual({ kind: 'aborted' });

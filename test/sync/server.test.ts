@@ -57,13 +57,13 @@ describe('the agent HTTP server', () => {
   });
 
   it('GIVEN a client that cuts its body off mid-way WHEN it posts to /webhook THEN the agent keeps serving', async () => {
+    // Cut off once the partial request has been written; wait until the socket is closed, not a fixed time.
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"ref":');
-        setTimeout(() => { socket.destroy(); resolve(); }, 50);
+        socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"ref":', () => socket.destroy());
       });
+      socket.on('close', () => resolve());
     });
-    await new Promise((r) => setTimeout(r, 50));
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 

@@ -9,62 +9,53 @@ import { createServer } from 'node:http';
 import { generateIdentity, identityToRecipient } from 'age-encryption';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { Renderer } from '../../src/render/index.js';
 import { AgeKeyring } from '../../src/secrets/index.js';
 import type { Agent, InstanceOutcome, PassReport } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
 import { sopsEncrypt } from '../secrets/sops-encrypt.js';
-import { API, agentWorld, instance, mirrorOf, testAgent, type AgentWorld } from './fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, instance } from './fixtures.js';
 
 const SECRET_VALUE = 'decrypted-value-7f3a';
 const FROM_SECRET = 'from-the-secret-91b2';
 
 describe('the agent for a team: encrypted values, valuesFrom, tenants, outcomes', () => {
-  let world: AgentWorld;
+  let h: AgentHarness;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let user: WorkClone;
   let agent: Agent;
   const outcomes: InstanceOutcome[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    user = world.user;
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
     const identity = await generateIdentity();
     const recipient = await identityToRecipient(identity);
     const stranger = await identityToRecipient(await generateIdentity());
     const encrypted = (to: string): Promise<string> => sopsEncrypt({ apiVersion: 'baton.dev/v1alpha1', kind: 'Instance', framework: 'web', version: '1.0.0', params: { VALUE: SECRET_VALUE, REPLICAS: 2 } }, { recipients: [to], encryptedRegex: '^VALUE$' });
-    user.write('baton.yaml', [
-      API, 'kind: Repository', 'tenants:',
-      '  - { name: shop, instances: ["instances/shop/*.yaml"], frameworks: [web], namespaces: [shop], serviceAccount: { namespace: baton-system, name: tenant-shop } }',
-      '  - { name: strict, instances: ["instances/strict/*.yaml"], namespaces: [strict], kinds: [Secret] }',
-      '',
-    ].join('\n'));
-    user.write('instances/shop/site.yaml', await encrypted(recipient));
-    user.write('instances/shop/plain.yaml', instance({ VALUE: 'plain' }));
-    user.write('instances/shop/locked.yaml', await encrypted(stranger));
-    user.write('instances/shop/tampered.yaml', (await encrypted(recipient)).replace('REPLICAS: 2', 'REPLICAS: 3'));
-    user.write('instances/shop/fromsecret.yaml', `${instance({})}valuesFrom:\n  - { kind: Secret, name: db, key: value, param: VALUE }\n`);
-    user.write('instances/strict/web.yaml', instance({}));
-    user.write('instances/elsewhere/web.yaml', instance({}));
-    user.commit('team repository');
-    await user.push();
+    const files: Record<string, string> = {
+      'baton.yaml': [
+        API, 'kind: Repository', 'tenants:',
+        '  - { name: shop, instances: ["instances/shop/*.yaml"], frameworks: [web], namespaces: [shop], serviceAccount: { namespace: baton-system, name: tenant-shop } }',
+        '  - { name: strict, instances: ["instances/strict/*.yaml"], namespaces: [strict], kinds: [Secret] }',
+        '',
+      ].join('\n'),
+      'instances/shop/site.yaml': await encrypted(recipient),
+      'instances/shop/plain.yaml': instance({ VALUE: 'plain' }),
+      'instances/shop/locked.yaml': await encrypted(stranger),
+      'instances/shop/tampered.yaml': (await encrypted(recipient)).replace('REPLICAS: 2', 'REPLICAS: 3'),
+      'instances/shop/fromsecret.yaml': `${instance({})}valuesFrom:\n  - { kind: Secret, name: db, key: value, param: VALUE }\n`,
+      'instances/strict/web.yaml': instance({}),
+      'instances/elsewhere/web.yaml': instance({}),
+    };
     const keys = await AgeKeyring.parse(identity, 'test key');
-    agent = testAgent(mirrorOf(world), client, renderer, {
-      valuesFor: () => ({ keys, cluster: client }),
-      onInstanceOutcome: (o) => outcomes.push(o),
+    h = await startAgentHarness({
+      files,
+      message: 'team repository',
+      agent: ({ client: kube }) => ({ valuesFor: () => ({ keys, cluster: kube }), onInstanceOutcome: (o) => outcomes.push(o) }),
     });
-    await agent.start();
+    ({ client, user, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const kinds = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const message = (r: PassReport, id: string): string => {

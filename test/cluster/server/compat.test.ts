@@ -15,9 +15,10 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const bins = kubectlBinaries();
 const ALL = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'];
-// `npm test` runs the oldest and the newest kubectl; `npm run test:e2e` (vitest.e2e.config.ts sets
-// BATON_KUBECTL_VERSIONS=middle) the ones between, so CI covers every version once and npm test stays fast.
-const chosen = process.env.BATON_KUBECTL_VERSIONS === 'middle' ? ALL.slice(1, -1) : process.env.BATON_KUBECTL_VERSIONS === 'all' ? ALL : [ALL[0] ?? '', ALL.at(-1) ?? ''];
+// `npm test` runs the newest kubectl (the table is a minute of kubectl processes per version on two
+// cores); `npm run test:e2e` (vitest.e2e.config.ts sets BATON_KUBECTL_VERSIONS=older) every older one,
+// so CI covers every version once; BATON_KUBECTL_VERSIONS=all runs the whole table here.
+const chosen = process.env.BATON_KUBECTL_VERSIONS === 'older' ? ALL.slice(0, -1) : process.env.BATON_KUBECTL_VERSIONS === 'all' ? ALL : [ALL.at(-1) ?? ''];
 const versions = chosen.filter((v) => bins && existsSync(join(bins.dir, `kubectl.${v}`)));
 let c: TestCluster;
 

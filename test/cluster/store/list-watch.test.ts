@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreWatchEvent } from '../../../src/cluster/store/index.js';
 import { apiError, configMap, newStore, pod, types, type Loose } from './fixtures.js';
+import { until } from '../../helpers/wait.js';
 
 function seeded() {
   const store = newStore();
@@ -159,9 +160,8 @@ describe('watch', () => {
     const t = types(store);
     const events: StoreWatchEvent[] = [];
     const w = store.watch(t.cm, 'default', { resourceVersion: store.resourceVersion(), allowWatchBookmarks: true }, (e) => events.push(e));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => events.length >= 2, 10_000, 'two periodic bookmarks');
     w.stop();
-    expect(events.length).toBeGreaterThan(0);
     expect(events.every((e) => e.type === 'BOOKMARK' && (e.object as Loose).metadata.resourceVersion === store.resourceVersion())).toBe(true);
   });
 });
