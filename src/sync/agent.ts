@@ -157,7 +157,8 @@ export class Agent {
   private readonly sources: SourceCommits;
   private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
-  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane }>();
+  /** Each instance's one worker; `sideRun`: a drift repair or pod work (not a plan), which a request commit never interrupts. */
+  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane; sideRun?: boolean }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
   private lastCommit: string | undefined;
@@ -222,7 +223,7 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
-      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       replan: (desired, reason) => this.replan(desired, reason),
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
@@ -231,7 +232,7 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
-      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       runPlan: (desired, request, reason) => this.runRequested(desired, request, reason),
       log: this.log,
       now: () => this.now(),
@@ -609,8 +610,12 @@ export class Agent {
    */
   private besideRunningPlan(key: string, d: DesiredInstance, commit: string, tree: CommitTree, previous: InstanceStatus | undefined, schedules: ScheduleStatus[]): Promise<InstanceReport> | undefined {
     const worker = this.workers.get(key);
-    const lane = worker?.lane;
-    if (worker === undefined || lane === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
+    if (worker === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
+    // A drift repair or pod work runs: no request acts on it (they name framework plans), so the requests
+    // are carried out after it, never by interrupting it (a half-done pod replace helps nobody).
+    if (worker.sideRun === true) return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules, after: true });
+    const lane = worker.lane;
+    if (lane === undefined) return undefined;
     // Being decided: the next pass does not decide it again.
     worker.fingerprint = d.fingerprint;
     const reason = changeReason(previous?.observed, d.fingerprint);
@@ -689,12 +694,12 @@ export class Agent {
     return this.options.now?.() ?? new Date();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> } } = {}): Promise<InstanceReport> {
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> }; after?: boolean } = {}): Promise<InstanceReport> {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
     const lane = new RequestLane();
-    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined, commit, async (signal) => {
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined && extra.after !== true, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
       const due = extra.due;
@@ -743,7 +748,7 @@ export class Agent {
    * Runs `body` as the instance's one worker: after the instance's running work (which `supersede`
    * aborts first), within the concurrency limit; records the outcome and status it returns.
    */
-  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>, lane?: RequestLane): Promise<InstanceReport> {
+  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>, lane?: RequestLane, sideRun = false): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
@@ -779,7 +784,7 @@ export class Agent {
       });
     })();
     const done = report.then(() => undefined, () => undefined);
-    this.workers.set(id, { abort, done, fingerprint, ...(lane ? { lane } : {}) });
+    this.workers.set(id, { abort, done, fingerprint, ...(lane ? { lane } : {}), ...(sideRun ? { sideRun } : {}) });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
   }
