@@ -233,7 +233,7 @@ export class Agent {
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
-      runPlan: (desired, request, reason) => this.runRequested(desired, request, reason),
+      runPlan: (desired, request, reason, after) => this.runRequested(desired, request, reason, after),
       log: this.log,
       now: () => this.now(),
     }, options.podCheckIntervalMs);
@@ -613,7 +613,7 @@ export class Agent {
     if (worker === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
     // A drift repair or pod work runs: no request acts on it (they name framework plans), so the requests
     // are carried out after it, never by interrupting it (a half-done pod replace helps nobody).
-    if (worker.sideRun === true) return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules, after: true });
+    if (worker.sideRun === true) return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules, queued: true });
     const lane = worker.lane;
     if (lane === undefined) return undefined;
     // Being decided: the next pass does not decide it again.
@@ -623,7 +623,7 @@ export class Agent {
       try {
         const verdict = await decideBeside({ store: this.options.checkpoints, tree, desired: d, commit, now: this.now().toISOString() });
         if (verdict.kind === 'beside') {
-          lane.deliver(verdict.records, d.fingerprint);
+          lane.deliver(verdict.records, d.fingerprint, verdict.requests);
           this.log('info', `${key}: requests decided beside the running plan, which goes on`, { instance: key, commit });
           return { instance: key, reason, outcome: { kind: 'nothing', message: 'requests refused beside the running plan; it goes on' } };
         }
@@ -694,12 +694,12 @@ export class Agent {
     return this.options.now?.() ?? new Date();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> }; after?: boolean } = {}): Promise<InstanceReport> {
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> }; queued?: boolean; after?: () => Promise<void> } = {}): Promise<InstanceReport> {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
     const lane = new RequestLane();
-    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined && extra.after !== true, commit, async (signal) => {
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined && extra.queued !== true, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
       const due = extra.due;
@@ -726,6 +726,8 @@ export class Agent {
         throw err;
       } finally {
         lane.close();
+        // Still the instance's worker: bookkeeping the caller asked for once the run ended (the recovery ledger).
+        await extra.after?.().catch((err: unknown) => this.log('warn', `${id}: after the run: ${errorMessage(err)}`, { instance: id }));
       }
     }, lane);
   }
@@ -738,10 +740,10 @@ export class Agent {
   }
 
   /** A framework plan run once for `request.id` (recovery, decommission), at the last scanned commit, waiting for the running work. */
-  private async runRequested(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string): Promise<InstanceReport> {
+  private async runRequested(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string, after?: () => Promise<void>): Promise<InstanceReport> {
     const commit = this.lastScanned;
     if (commit === undefined) return { instance: keyString(desired.key), reason, outcome: { kind: 'nothing', message: 'no commit scanned yet' } };
-    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason, { request });
+    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason, { request, ...(after ? { after } : {}) });
   }
 
   /**

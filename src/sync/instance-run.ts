@@ -26,6 +26,7 @@ import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
 import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 import type { RequestLane } from './request-lane.js';
+import { podRequestWaits, podWaitText } from '../recovery/index.js';
 import { withRequestsOf } from '../plans/request-merge.js';
 import { childStatusObserver } from './child-status.js';
 
@@ -147,6 +148,8 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
   reporter.setSensitiveValues(source.sensitiveValues);
+  // Pod requests wait for this run; the status says so (requests committed during it come through the lane).
+  reporter.setPodRequests((cp) => podRequestWaits(input.lane?.requests ?? requests, cp));
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
   const retries = deps.stepRetries;
   const listeners = [
@@ -195,6 +198,13 @@ function attachLane(lane: RequestLane | undefined, reporter: StatusReporter): vo
   lane?.attach((records) => {
     reporter.checkpoint = reporter.checkpoint === undefined ? records : withRequestsOf(reporter.checkpoint, records);
     reporter.recordTransitions();
+  }, () => {
+    // A pod request committed while this plan runs waits for it: said at once, not at the next transition.
+    const waits = podRequestWaits(lane.requests ?? [], reporter.checkpoint);
+    const listed = new Set((reporter.last?.podRequests ?? []).map((w) => w.id));
+    if (waits.length === 0 || waits.every((w) => listed.has(w.id))) return;
+    const run = reporter.checkpoint?.active;
+    reporter.write({ ...reporter.transition('pod-request-waiting', run?.state.status ?? 'COMPLETE', run), message: podWaitText(waits.filter((w) => !listed.has(w.id))) });
   });
 }
 

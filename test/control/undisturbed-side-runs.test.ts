@@ -37,7 +37,9 @@ describe('a request commit while a drift repair runs', () => {
     const framework = gatedFramework();
     const fwFile = 'frameworks/gated/1.0.0/framework.yaml';
     // A second plan to trigger: it applies only the ConfigMap.
-    framework[fwFile] = `${framework[fwFile] ?? ''}  mark:\n    phases:\n      - { name: one, steps: [{ name: config, tasks: [config] }] }\n`;
+    framework[fwFile] = `${(framework[fwFile] ?? '').replace('tasks:\n', 'tasks:\n  - { name: slow, kind: Apply, resources: [slow.yaml.ejs] }\n')}  mark:\n    phases:\n      - { name: one, steps: [{ name: config, tasks: [config] }] }\n  slow:\n    phases:\n      - { name: one, steps: [{ name: slow, tasks: [slow] }] }\n`;
+    // The slow plan's Deployment waits on its gate like gate-g (no controller observes it).
+    framework['frameworks/gated/1.0.0/templates/slow.yaml.ejs'] = (framework['frameworks/gated/1.0.0/templates/gate.yaml.ejs'] ?? '').replace('"gate-"', '"slow-"');
     for (const [path, text] of Object.entries(framework)) world.user.write(path, text);
     world.user.write(`instances/${key.namespace}/${key.name}.yaml`, [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n'));
     world.user.commit('a gated instance');
@@ -100,6 +102,27 @@ describe('a request commit while a drift repair runs', () => {
     expect(refusals).toHaveLength(1);
     expect(world.user.git('log', '--format=%s', `--grep=Baton-Request: ${triggered}`).trim()).not.toBe('');
     expect(world.user.git('log', '--format=%s', '--grep=Baton-Event: plan-superseded', '--', 'status/side/g.yaml').trim()).toBe('');
+  });
+
+  it('GIVEN a plan running WHEN a pod request is committed THEN it waits for the plan, the status file says what it waits for, and it is carried out after the plan', async () => {
+    await request({ action: 'trigger', plan: 'slow', args: {} });
+    await until(async () => of('plan-started', 'slow').length === 1, 30_000, 'the slow plan running');
+    const pod = await request({ action: 'pod-restart', pod: 'gate-g-0', reason: 'stale cache', args: {} });
+    await until(async () => (await statusInGit()).podRequests?.some((w) => w.id === pod) === true, 30_000, 'the waiting pod request in the status file');
+    const waiting = await statusInGit();
+    expect(waiting.podRequests).toEqual([{ id: pod, action: 'pod-restart', pod: 'gate-g-0', by: 'Ada <ada@example.com>', waitsFor: expect.stringContaining('plan slow (run ') }]);
+    expect(world.user.git('log', '-1', '--format=%(trailers:key=Baton-Event,valueonly)', '--grep=pod-restart gate-g-0', '--', 'status/side/g.yaml').trim()).toBe('pod-request-waiting');
+    // Nothing acted on the pod while the plan runs.
+    expect(of('plan-started', 'pod-restart')).toEqual([]);
+
+    await releaseGate(client, key.namespace, 'slow-g');
+    await until(async () => of('plan-complete', 'slow').length === 1, 30_000, 'the slow plan complete');
+    await agent.pass();
+    // After the plan the pod pass carries it out: this pod does not exist, so it is refused in status, and no longer waits.
+    await until(async () => (await statusInGit()).plans?.['pod-restart'] !== undefined, 30_000, 'the pod request carried out');
+    const after = await statusInGit();
+    expect(after.plans?.['pod-restart']?.reason).toContain(pod);
+    expect(after.podRequests).toBeUndefined();
   });
 
   it('THEN the history has every run started once and ended at most once', async () => {
