@@ -26,6 +26,7 @@ import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
 import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 import type { RequestLane } from './request-lane.js';
+import { recordRunTransitions } from './drift-report.js';
 import { podRequestWaits, podWaitText } from '../recovery/index.js';
 import { withRequestsOf } from '../plans/request-merge.js';
 import { childStatusObserver } from './child-status.js';
@@ -150,6 +151,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   reporter.setSensitiveValues(source.sensitiveValues);
   // Pod requests wait for this run; the status says so (requests committed during it come through the lane).
   reporter.setPodRequests((cp) => podRequestWaits(input.lane?.requests ?? requests, cp));
+  await recordSideRuns(deps, reporter, stored?.checkpoint);
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
   const retries = deps.stepRetries;
   const listeners = [
@@ -191,6 +193,18 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/**
+ * A repair or pod action the record lacks (a direct \`baton pod replace --kubeconfig\`, or an agent that
+ * stopped before committing it): its started and end are committed before this run's first status,
+ * which would otherwise show the run in \`plans:\` with no transition in git log for it.
+ */
+async function recordSideRuns(deps: InstanceRunDeps, reporter: StatusReporter, cp: Checkpoint | undefined): Promise<void> {
+  const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
+  for (const run of [cp?.repair?.last, cp?.pods?.last]) {
+    if (await recordRunTransitions(reporter, reporter.last, run, between) > 0) await between();
+  }
 }
 
 /** Requests refused beside this run (request-lane.ts) are recorded at once, with the run's own state (its writes merge them). */

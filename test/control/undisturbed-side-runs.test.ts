@@ -125,6 +125,27 @@ describe('a request commit while a drift repair runs', () => {
     expect(after.podRequests).toBeUndefined();
   });
 
+  it('GIVEN a pod action run directly (not by the agent) WHEN the agent next runs a plan of the instance THEN the pod action is in git log, started and ended once', async () => {
+    // What `baton pod restart --kubeconfig` leaves: a finished pod-restart run in the checkpoint, not in Git.
+    const store = new ConfigMapCheckpointStore(client);
+    const stored = await store.load(key);
+    if (stored === undefined) throw new Error('no checkpoint');
+    const at = new Date().toISOString();
+    const direct = {
+      id: 'direct-pod-run-1', plan: 'pod-restart', reason: 'requested by Ada <ada@example.com>: by hand', args: { POD: 'gate-g-0', BY: 'Ada <ada@example.com>' }, frameworkVersion: '1.0.0', strategy: 'parallel' as const,
+      state: { status: 'COMPLETE' as const, startedAt: at, finishedAt: at, message: 'done' }, phases: [],
+    };
+    await store.save({ ...stored.checkpoint, pods: { recent: [], ...(stored.checkpoint.pods ?? {}), last: direct } }, stored.version);
+    const marks = of('plan-complete', 'mark').length;
+    await request({ action: 'trigger', plan: 'mark', args: {} });
+    await until(async () => of('plan-complete', 'mark').length === marks + 1, 30_000, 'the triggered plan complete');
+    await agent.writer.flush();
+    await world.user.pull();
+    const events = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', '--grep=Baton-Run: direct-pod-run-1').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    expect(events.sort()).toEqual(['plan-complete', 'plan-started']);
+    expect((await statusInGit()).plans?.['pod-restart']?.id).toBe('direct-pod-run-1');
+  });
+
   it('THEN the history has every run started once and ended at most once', async () => {
     await agent.writer.flush();
     const check = checkHistory(world.sandbox.env, world.origin, { instances: ['side/g'] });
