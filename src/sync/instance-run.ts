@@ -148,10 +148,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     return { outcome: refuse(deps, key, reporter, err, []), status: reporter.last };
   }
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
-  reporter.setSensitiveValues(source.sensitiveValues);
-  // Pod requests wait for this run; the status says so (requests committed during it come through the lane).
-  reporter.setPodRequests((cp) => podRequestWaits(input.lane?.requests ?? requests, cp));
-  await recordSideRuns(deps, reporter, stored?.checkpoint);
+  await prepareReporter(deps, reporter, { source, requests, lane: input.lane, checkpoint: stored?.checkpoint });
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
   const retries = deps.stepRetries;
   const listeners = [
@@ -193,6 +190,14 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/** What every status of this run carries (masking, waiting pod requests), and the side runs the record lacks. */
+async function prepareReporter(deps: InstanceRunDeps, reporter: StatusReporter, at: { source: InstanceSource; requests: OperatorRequest[]; lane: RequestLane | undefined; checkpoint: Checkpoint | undefined }): Promise<void> {
+  reporter.setSensitiveValues(at.source.sensitiveValues);
+  // Pod requests wait for this run; the status says so (requests committed during it come through the lane).
+  reporter.setPodRequests((cp) => podRequestWaits(at.lane?.requests ?? at.requests, cp));
+  await recordSideRuns(deps, reporter, at.checkpoint);
 }
 
 /**
