@@ -27,6 +27,8 @@ export const E2E_ONLY_FILES: readonly string[] = [
   'test/preview/ci-definitions.test.ts',
   'test/demo/demo.test.ts',
   'test/testing/baton-test.test.ts',
+  // Third round: an agent with drift repairs and request commits.
+  'test/control/undisturbed-side-runs.test.ts',
 ];
 
 /**

@@ -130,7 +130,7 @@ export interface RequestRecord {
  */
 export interface PodActionsRecord {
   last?: PlanRun;
-  /** Newest first, bounded (POD_ACTIONS_LIMIT). */
+  /** Newest first: the newest POD_ACTIONS_LIMIT and every one of the last hour (keepRecentPodActions). Recovery plan runs are entries too (`action: plan`). */
   recent: PodActionEntry[];
   /** Claims (by uid) a decommission already handled, so a plan per removed pod runs once. */
   decommissioned?: string[];
@@ -148,6 +148,20 @@ export interface PodActionEntry {
 }
 
 export const POD_ACTIONS_LIMIT = 50;
+const HOUR_MS = 3_600_000;
+
+/**
+ * `entries` (newest first) as `pods.recent` keeps them: the newest POD_ACTIONS_LIMIT, and besides them
+ * every entry of the hour before the newest one, so that `limits.maxActionsPerHour` (up to 1000) counts
+ * every action of the last hour, not the last 50.
+ */
+export function keepRecentPodActions(entries: readonly PodActionEntry[]): PodActionEntry[] {
+  const sorted = [...entries].sort((a, b) => b.at.localeCompare(a.at));
+  const newest = sorted[0];
+  if (newest === undefined) return [];
+  const hourBefore = Date.parse(newest.at) - HOUR_MS;
+  return sorted.filter((e, i) => i < POD_ACTIONS_LIMIT || Date.parse(e.at) > hourBefore);
+}
 
 export interface RepairRecord {
   /** The last repair, a run of the pseudo-plan `repair` (never the active run: it does not apply the desired state). */

@@ -13,4 +13,5 @@ export { InstanceUnknownError, PodUnknownError, PodNotOfInstanceError, PodAction
 export { nextCare, type CareWork, type CareInput, type CarePlan, type PodRequest } from './care.js';
 export { decideRecovery, recoveryPolicyOf, RECOVERY_ACTOR, formatMs, type RecoveryPolicy, type RecoveryDecision, type HeldPod } from './rules.js';
 export { removedReplicas, runDecommission, claimsAbove, DECOMMISSION_PLAN, type RemovedReplica } from './decommission.js';
-export { recoveryRequestId, recoveryActions, recoveryPlanEntries } from './plan-runs.js';
+export { podRequestWaits, podWaitText, type PodRequestWait } from './waits.js';
+export { recoveryRequestId, recoveryActions, recoveryPlanEntries, recordRecoveryPlanRuns, withRecoveryPlanLedger } from './plan-runs.js';

@@ -4,7 +4,7 @@
  * change and announced through engine events, like a repair. Shared by pod actions and decommissions.
  */
 import { randomUUID } from 'node:crypto';
-import { POD_ACTIONS_LIMIT, type Checkpoint, type PodActionEntry, type StoredCheckpoint, type CheckpointStore, type InstanceKey } from '../plans/checkpoint.js';
+import { keepRecentPodActions, type Checkpoint, type PodActionEntry, type StoredCheckpoint, type CheckpointStore, type InstanceKey } from '../plans/checkpoint.js';
 import { isoAt, type Clock } from '../plans/clock.js';
 import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
@@ -61,7 +61,7 @@ export class PodRunRecorder {
     const r = this.run;
     return this.session.update((c) => {
       const recent = c.pods?.recent ?? [];
-      const fresh = recent.some((e) => e.runId === r.id) ? recent : [...this.entries, ...recent].slice(0, POD_ACTIONS_LIMIT);
+      const fresh = recent.some((e) => e.runId === r.id) ? recent : keepRecentPodActions([...this.entries, ...recent]);
       const next: Checkpoint = { ...c, pods: { ...(c.pods ?? {}), recent: fresh, last: r } };
       return this.input.alsoSave ? this.input.alsoSave(next) : next;
     });

@@ -158,7 +158,8 @@ export class Agent {
   private readonly stepRetries: StepRetryLog;
   private readonly parseCache: ParseCache = new Map();
   private readonly desiredScan = new DesiredScan(this.parseCache);
-  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane }>();
+  /** Each instance's one worker; `sideRun`: a drift repair or pod work (not a plan), which a request commit never interrupts. */
+  private readonly workers = new Map<string, { abort: AbortController; done: Promise<void>; fingerprint: DesiredInstance['fingerprint'] | undefined; lane?: RequestLane; sideRun?: boolean }>();
   private readonly semaphore: Semaphore;
   private statusesLoaded = false;
   private lastCommit: string | undefined;
@@ -223,7 +224,7 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
-      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       replan: (desired, reason) => this.replan(desired, reason),
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
@@ -232,8 +233,8 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
-      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work),
-      runPlan: (desired, request, reason) => this.runRequested(desired, request, reason),
+      asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
+      runPlan: (desired, request, reason, after) => this.runRequested(desired, request, reason, after),
       log: this.log,
       now: () => this.now(),
     }, options.podCheckIntervalMs);
@@ -610,8 +611,12 @@ export class Agent {
    */
   private besideRunningPlan(key: string, d: DesiredInstance, commit: string, tree: CommitTree, previous: InstanceStatus | undefined, schedules: ScheduleStatus[]): Promise<InstanceReport> | undefined {
     const worker = this.workers.get(key);
-    const lane = worker?.lane;
-    if (worker === undefined || lane === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
+    if (worker === undefined || !onlyRequestChanged(worker.fingerprint, d.fingerprint)) return undefined;
+    // A drift repair or pod work runs: no request acts on it (they name framework plans), so the requests
+    // are carried out after it, never by interrupting it (a half-done pod replace helps nobody).
+    if (worker.sideRun === true) return this.schedule(d.key, commit, tree, d, changeReason(previous?.observed, d.fingerprint), { schedules, queued: true });
+    const lane = worker.lane;
+    if (lane === undefined) return undefined;
     // Being decided: the next pass does not decide it again.
     worker.fingerprint = d.fingerprint;
     const reason = changeReason(previous?.observed, d.fingerprint);
@@ -619,7 +624,7 @@ export class Agent {
       try {
         const verdict = await decideBeside({ store: this.options.checkpoints, tree, desired: d, commit, now: this.now().toISOString() });
         if (verdict.kind === 'beside') {
-          lane.deliver(verdict.records, d.fingerprint);
+          lane.deliver(verdict.records, d.fingerprint, verdict.requests);
           this.log('info', `${key}: requests decided beside the running plan, which goes on`, { instance: key, commit });
           return { instance: key, reason, outcome: { kind: 'nothing', message: 'requests refused beside the running plan; it goes on' } };
         }
@@ -690,12 +695,12 @@ export class Agent {
     return this.options.now?.() ?? new Date();
   }
 
-  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> } } = {}): Promise<InstanceReport> {
+  private schedule(key: InstanceKey, commit: string, tree: CommitTree, desired: DesiredInstance | undefined, reason: string, extra: { schedules?: ScheduleStatus[]; due?: DueRun; retryNow?: boolean; request?: { id: string; plan: string; args: Record<string, string> }; queued?: boolean; after?: () => Promise<void> } = {}): Promise<InstanceReport> {
     const id = keyString(key);
     // Newer desired state supersedes the running plan once its current step ends; a scheduled run
     // never interrupts: it waits for the running plan.
     const lane = new RequestLane();
-    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined, commit, async (signal) => {
+    return this.work(key, reason, desired?.fingerprint, extra.due === undefined && extra.request === undefined && extra.queued !== true, commit, async (signal) => {
       this.log('info', `reconciling ${id}: ${reason}`, { instance: id, commit });
       const previous = this.statuses.get(id);
       const due = extra.due;
@@ -722,6 +727,8 @@ export class Agent {
         throw err;
       } finally {
         lane.close();
+        // Still the instance's worker: bookkeeping the caller asked for once the run ended (the recovery ledger).
+        await extra.after?.().catch((err: unknown) => this.log('warn', `${id}: after the run: ${errorMessage(err)}`, { instance: id }));
       }
     }, lane);
   }
@@ -734,17 +741,17 @@ export class Agent {
   }
 
   /** A framework plan run once for `request.id` (recovery, decommission), at the last scanned commit, waiting for the running work. */
-  private async runRequested(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string): Promise<InstanceReport> {
+  private async runRequested(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string, after?: () => Promise<void>): Promise<InstanceReport> {
     const commit = this.lastScanned;
     if (commit === undefined) return { instance: keyString(desired.key), reason, outcome: { kind: 'nothing', message: 'no commit scanned yet' } };
-    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason, { request });
+    return this.schedule(desired.key, commit, await this.store.at(commit), desired, reason, { request, ...(after ? { after } : {}) });
   }
 
   /**
    * Runs `body` as the instance's one worker: after the instance's running work (which `supersede`
    * aborts first), within the concurrency limit; records the outcome and status it returns.
    */
-  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>, lane?: RequestLane): Promise<InstanceReport> {
+  private work(key: InstanceKey, reason: string, fingerprint: DesiredInstance['fingerprint'] | undefined, supersede: boolean, commit: string | undefined, body: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus | undefined }>, lane?: RequestLane, sideRun = false): Promise<InstanceReport> {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
@@ -780,7 +787,7 @@ export class Agent {
       });
     })();
     const done = report.then(() => undefined, () => undefined);
-    this.workers.set(id, { abort, done, fingerprint, ...(lane ? { lane } : {}) });
+    this.workers.set(id, { abort, done, fingerprint, ...(lane ? { lane } : {}), ...(sideRun ? { sideRun } : {}) });
     void done.then(() => { if (this.workers.get(id)?.done === done) this.workers.delete(id); });
     return report;
   }

@@ -26,6 +26,8 @@ import type { SyncSettingsDecl } from '../render/index.js';
 import type { StepRetryLog } from './retry-log.js';
 import { heldFingerprint, holdForDependencies } from './dependency-wait.js';
 import type { RequestLane } from './request-lane.js';
+import { recordRunTransitions } from './drift-report.js';
+import { podRequestWaits, podWaitText } from '../recovery/index.js';
 import { withRequestsOf } from '../plans/request-merge.js';
 import { childStatusObserver } from './child-status.js';
 
@@ -146,7 +148,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     return { outcome: refuse(deps, key, reporter, err, []), status: reporter.last };
   }
   if (input.desired !== undefined && input.scheduled === undefined) requestId = source.desired.request?.id;
-  reporter.setSensitiveValues(source.sensitiveValues);
+  await prepareReporter(deps, reporter, { source, requests, lane: input.lane, checkpoint: stored?.checkpoint });
   const notePlanStart: EventListener = (e) => { if (e.type === 'plan-started') planStarted = true; };
   const retries = deps.stepRetries;
   const listeners = [
@@ -190,11 +192,38 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
 }
 
+/** What every status of this run carries (masking, waiting pod requests), and the side runs the record lacks. */
+async function prepareReporter(deps: InstanceRunDeps, reporter: StatusReporter, at: { source: InstanceSource; requests: OperatorRequest[]; lane: RequestLane | undefined; checkpoint: Checkpoint | undefined }): Promise<void> {
+  reporter.setSensitiveValues(at.source.sensitiveValues);
+  // Pod requests wait for this run; the status says so (requests committed during it come through the lane).
+  reporter.setPodRequests((cp) => podRequestWaits(at.lane?.requests ?? at.requests, cp));
+  await recordSideRuns(deps, reporter, at.checkpoint);
+}
+
+/**
+ * A repair or pod action the record lacks (a direct \`baton pod replace --kubeconfig\`, or an agent that
+ * stopped before committing it): its started and end are committed before this run's first status,
+ * which would otherwise show the run in \`plans:\` with no transition in git log for it.
+ */
+async function recordSideRuns(deps: InstanceRunDeps, reporter: StatusReporter, cp: Checkpoint | undefined): Promise<void> {
+  const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
+  for (const run of [cp?.repair?.last, cp?.pods?.last]) {
+    if (await recordRunTransitions(reporter, reporter.last, run, between) > 0) await between();
+  }
+}
+
 /** Requests refused beside this run (request-lane.ts) are recorded at once, with the run's own state (its writes merge them). */
 function attachLane(lane: RequestLane | undefined, reporter: StatusReporter): void {
   lane?.attach((records) => {
     reporter.checkpoint = reporter.checkpoint === undefined ? records : withRequestsOf(reporter.checkpoint, records);
     reporter.recordTransitions();
+  }, () => {
+    // A pod request committed while this plan runs waits for it: said at once, not at the next transition.
+    const waits = podRequestWaits(lane.requests ?? [], reporter.checkpoint);
+    const listed = new Set((reporter.last?.podRequests ?? []).map((w) => w.id));
+    if (waits.length === 0 || waits.every((w) => listed.has(w.id))) return;
+    const run = reporter.checkpoint?.active;
+    reporter.write({ ...reporter.transition('pod-request-waiting', run?.state.status ?? 'COMPLETE', run), message: podWaitText(waits.filter((w) => !listed.has(w.id))) });
   });
 }
 

@@ -13,7 +13,7 @@ import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
 import { loadFramework } from '../render/repository.js';
-import { nextCare, recoveryRequestId, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
+import { nextCare, recordRecoveryPlanRuns, recoveryRequestId, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
 import type { AgentLog, InstanceReport } from './agent.js';
 import { driftReporter, OneCommitEach, recordRunTransitions, repairListener } from './drift-report.js';
 import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
@@ -27,8 +27,8 @@ export interface RecoveryHost {
   setStatus(id: string, status: InstanceStatus): void;
   busy(id: string): boolean;
   asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
-  /** A framework plan run once for the request id, with arguments (POD=<pod>), as the instance's worker. */
-  runPlan(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string): Promise<InstanceReport>;
+  /** A framework plan run once for the request id, with arguments (POD=<pod>), as the instance's worker; `after` runs in the worker once the run ended. */
+  runPlan(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string, after?: () => Promise<void>): Promise<InstanceReport>;
   log: AgentLog;
   now(): Date;
 }
@@ -120,7 +120,10 @@ export class RecoveryLoop {
     if (work.kind === 'recover' && work.action === 'plan' && work.plan !== undefined) {
       const pod = work.pods[0];
       if (pod === undefined) return undefined;
-      return this.host.runPlan(d, { id: recoveryRequestId(pod.pod, pod.since), plan: work.plan, args: { POD: pod.pod } }, work.reason);
+      const plan = work.plan;
+      // The run history keeps 20 runs: the ledger keeps the hour that limits.maxActionsPerHour counts.
+      const ledger = (): Promise<void> => recordRecoveryPlanRuns(this.host.deps().checkpoints, d.key, plan);
+      return this.host.runPlan(d, { id: recoveryRequestId(pod.pod, pod.since), plan, args: { POD: pod.pod } }, work.reason, ledger);
     }
     if (work.kind === 'decommission' && work.plan !== undefined) {
       const pending = work.removed.find((r) => !checkpoint.handledRequests.includes(decommissionId(r.pod, r.claims[0]?.uid ?? '')));

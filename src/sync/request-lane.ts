@@ -13,7 +13,7 @@
 import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
 import { withRequestsOf } from '../plans/request-merge.js';
 import { pendingRequests, refuseBeside } from '../control/index.js';
-import { parseRequestFile, requestPath, triggerOf } from './request-file.js';
+import { parseRequestFile, requestPath, triggerOf, type OperatorRequest } from './request-file.js';
 import type { CommitTree } from '../git/tree.js';
 import { loadFramework } from '../render/repository.js';
 import type { DesiredInstance } from './scan.js';
@@ -23,7 +23,14 @@ export class RequestLane {
   private seen: Fingerprint | undefined;
   private records: Checkpoint | undefined;
   private sink: ((records: Checkpoint) => void) | undefined;
+  private onRequests: (() => void) | undefined;
+  private latest: OperatorRequest[] | undefined;
   private closed = false;
+
+  /** The requests of the newest request file decided beside the worker (undefined: none arrived during it). */
+  get requests(): readonly OperatorRequest[] | undefined {
+    return this.latest;
+  }
 
   /** The desired state whose requests were all decided beside the plan (what the worker records as seen). */
   get observed(): Fingerprint | undefined {
@@ -31,8 +38,9 @@ export class RequestLane {
   }
 
   /** The worker's reporter takes request records from here (also the ones delivered before it attached). */
-  attach(sink: (records: Checkpoint) => void): void {
+  attach(sink: (records: Checkpoint) => void, onRequests?: () => void): void {
     this.sink = sink;
+    this.onRequests = onRequests;
     if (this.records !== undefined) sink(this.records);
   }
 
@@ -43,15 +51,19 @@ export class RequestLane {
   close(): void {
     this.closed = true;
     this.sink = undefined;
+    this.onRequests = undefined;
   }
 
   /** Hands the worker the checkpoint holding the new records, and the desired state they decide. */
-  deliver(records: Checkpoint | undefined, observed: Fingerprint): void {
+  deliver(records: Checkpoint | undefined, observed: Fingerprint, requests?: OperatorRequest[]): void {
     if (this.closed) return;
     this.seen = observed;
-    if (records === undefined) return;
-    this.records = this.records === undefined ? records : withRequestsOf(records, this.records);
-    this.sink?.(this.records);
+    if (requests !== undefined) this.latest = requests;
+    if (records !== undefined) {
+      this.records = this.records === undefined ? records : withRequestsOf(records, this.records);
+      this.sink?.(this.records);
+    }
+    if (requests !== undefined) this.onRequests?.();
   }
 }
 
@@ -62,7 +74,7 @@ export function onlyRequestChanged(running: Fingerprint | undefined, next: Finge
 
 export type BesideVerdict =
   /** Decided beside the running plan: it goes on; `records` (if any) were saved. */
-  | { kind: 'beside'; records: Checkpoint | undefined }
+  | { kind: 'beside'; records: Checkpoint | undefined; requests?: OperatorRequest[] }
   /** A new trigger, or a request that acts on the running plan: the plan makes way after its running step. */
   | { kind: 'supersede'; why: string };
 
@@ -85,11 +97,11 @@ export async function decideBeside(input: { store: CheckpointStore; tree: Commit
   const trigger = triggerOf(requests);
   if (trigger !== undefined && !stored.checkpoint.handledRequests.includes(trigger.id)) return { kind: 'supersede', why: `plan ${trigger.plan} requested` };
   const controls = requests.map((r) => ({ ...r, via: 'git' as const }));
-  if (pendingRequests(controls, stored.checkpoint).length === 0) return { kind: 'beside', records: undefined };
+  if (pendingRequests(controls, stored.checkpoint).length === 0) return { kind: 'beside', records: undefined, requests };
   const plans = [stored.checkpoint.active?.plan, ...stored.checkpoint.history.map((r) => r.plan)].filter((p): p is string => p !== undefined);
   const result = await refuseBeside({ store: input.store, instance: key, requests: controls, plans: await definedPlans(input, plans), now: input.now, sourceCommit: input.commit });
   if (result.kind === 'acts') return { kind: 'supersede', why: `${result.request.action} request ${result.request.id}` };
-  return { kind: 'beside', records: result.kind === 'refused' ? result.checkpoint : undefined };
+  return { kind: 'beside', records: result.kind === 'refused' ? result.checkpoint : undefined, requests };
 }
 
 /** The plans the desired framework version defines (for PLAN_UNKNOWN); falls back to the plans that ran. */

@@ -6,6 +6,7 @@
  * summaries; `git log` keeps the rest.
  */
 import jsYaml from 'js-yaml';
+import type { PodRequestWait } from '../recovery/waits.js';
 import { z } from 'zod';
 import type { Checkpoint, RequestRecord } from '../plans/checkpoint.js';
 import { isFinished, type PlanRun, type RunState } from '../plans/state.js';
@@ -104,6 +105,8 @@ export interface InstanceStatus {
   handledRequests: string[];
   /** Operator requests carried out or refused, newest first (docs/operations.md). */
   requests?: RequestRecord[];
+  /** Pod requests not carried out yet, oldest first, and what each waits for (docs/recovery.md). */
+  podRequests?: PodRequestWait[];
 }
 
 export interface ClusterStatus {
@@ -129,6 +132,7 @@ export interface BuildInput {
   checkpoint?: Checkpoint;
   refusal?: RefusalStatus;
   waiting?: WaitingStatus;
+  podRequests?: readonly PodRequestWait[];
   parent?: ParentStatus;
   removed?: boolean;
   schedules?: ScheduleStatus[];
@@ -196,6 +200,7 @@ export function buildStatus(input: BuildInput): InstanceStatus {
     schedules: input.schedules ?? [],
     handledRequests: (cp?.handledRequests ?? []).slice(0, 20),
     ...(cp?.requestLog?.length ? { requests: cp.requestLog.map((r) => ({ ...r, message: capText(r.message) })) } : {}),
+    ...(input.podRequests?.length ? { podRequests: input.podRequests.map((w) => ({ ...w })) } : {}),
   };
   return maskText(status, input.sensitiveValues ?? []);
 }

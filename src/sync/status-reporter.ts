@@ -10,6 +10,7 @@ import type { PlanRun } from '../plans/state.js';
 import type { StatusWriter } from './status-writer.js';
 import { maskSensitive } from '../render/mask.js';
 import { buildStatus, formatStatus, statusPath, type ParentStatus, type SuspendedStatus, type Fingerprint, type InstanceKey, type InstanceStatus, type RefusalStatus, type ScheduleStatus, type WaitingStatus } from './status-file.js';
+import type { PodRequestWait } from '../recovery/waits.js';
 import { summaryOf, trailersOf, type Transition, type TransitionEvent } from './trailers.js';
 import type { DriftSection, HealthSection } from './status-sections.js';
 
@@ -46,6 +47,8 @@ export interface ReporterContext {
   cluster?: string;
   /** A child instance (Instance task): its parent, in every status written. */
   parent?: ParentStatus;
+  /** Pod requests waiting (for the running plan), read at each write (src/recovery/waits.ts). */
+  podRequests?: (checkpoint: Checkpoint | undefined) => readonly PodRequestWait[];
 }
 
 /**
@@ -89,6 +92,11 @@ export class StatusReporter {
   /** Once the instance's values are resolved: mask them in everything written from now on. */
   setSensitiveValues(values: readonly string[]): void {
     this.ctx.sensitiveValues = values;
+  }
+
+  /** Pod requests waiting, as every status written from now on lists them. */
+  setPodRequests(waits: (checkpoint: Checkpoint | undefined) => readonly PodRequestWait[]): void {
+    this.ctx.podRequests = waits;
   }
 
   /** Engine event listener. */
@@ -214,6 +222,7 @@ export class StatusReporter {
       ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
       ...(extra.refusal ? { refusal: extra.refusal } : {}),
       ...(extra.waiting ? { waiting: extra.waiting } : {}),
+      ...(this.ctx.podRequests ? { podRequests: this.ctx.podRequests(this.checkpoint) } : {}),
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),

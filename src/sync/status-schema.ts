@@ -94,6 +94,10 @@ export const statusSchema = z
       .array(z.looseObject({ id: z.string(), action: z.string(), via: z.enum(['git', 'direct']), result: z.enum(['done', 'refused']), event: z.string(), message: z.string(), code: z.string().optional(), at: z.string(), by: z.string().optional(), reason: z.string().optional(), plan: z.string().optional(), runId: z.string().optional(), phase: z.string().optional(), step: z.string().optional(), pod: z.string().optional() }))
       .optional()
       .describe('operator requests carried out or refused, newest first'),
+    podRequests: z
+      .array(z.looseObject({ id: z.string(), action: z.enum(['pod-restart', 'pod-replace']), pod: z.string(), by: z.string().optional(), waitsFor: z.string() }))
+      .optional()
+      .describe('pod requests not carried out yet, oldest first, and what each waits for (a running plan)'),
   })
   .describe('Baton status file written by the agent: status/<namespace>/<instance>.yaml');
 

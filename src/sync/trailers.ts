@@ -41,7 +41,9 @@ export type TransitionEvent = 'plan-started' | 'phase-complete' | 'plan-complete
   /** The instance's target cluster cannot be used (docs/clusters.md): recorded once, not per poll. */
   | 'cluster-unreachable'
   /** Operators (src/control/, docs/operations.md): a carried-out request names its own event (`plan-paused`...). */
-  | 'request' | 'request-refused' | 'plan-waiting' | 'suspended' | 'unsuspended';
+  | 'request' | 'request-refused' | 'plan-waiting' | 'suspended' | 'unsuspended'
+  /** A pod request waits for the running plan (docs/recovery.md). */
+  | 'pod-request-waiting';
 
 export interface Transition {
   instance: { namespace: string; name: string };
@@ -94,6 +96,7 @@ export function summaryOf(t: Transition): string {
     case 'unsuspended': return `${who}: no longer suspended`;
     case 'waiting': return `${who}: waiting${t.message ? ` for ${t.message}` : ''}`;
     case 'cluster-unreachable': return `${who}: ${t.message ?? 'target cluster unreachable'}`;
+    case 'pod-request-waiting': return `${who}: ${t.message ?? 'a pod request waits'}`;
   }
 }
 

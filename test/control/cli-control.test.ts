@@ -78,6 +78,19 @@ describe('baton plan control commands', () => {
     expect(status.out).toContain('restart');
   });
 
+  it('GitOps: a request right behind another one the agent has not carried out yet is refused, saying the status is behind', async () => {
+    // A restart committed, the agent not yet run: the status still says the last deploy is COMPLETE.
+    const restart = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'again', '--git', world.origin);
+    expect(restart.exitCode).toBe(0);
+    const before = head();
+    const pause = await run('plan', 'pause', 'team/app', '--reason', 'hold it', '--git', world.origin);
+    expect(pause.exitCode).toBe(1);
+    expect(pause.err).toContain('no plan of team/app is running');
+    expect(pause.err).toContain('the agent has not yet carried out the newest requests of requests/team/app.yaml: try again once it has');
+    expect(head()).toBe(before);
+    expect((await agentOnce()).exitCode).toBe(0);
+  });
+
   it('Direct: a refused request exits 1 and changes nothing; a restart runs the plan here and is recorded with the direct user', async () => {
     const store = new ConfigMapCheckpointStore(client);
     const before = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;

@@ -21,6 +21,7 @@ import { KubeEventRecorder } from '../../plans/kube-events.js';
 import { loadInstance, loadInstanceFramework, maskSensitive, type RequestAction } from '../../render/index.js';
 import { authFromEnv } from '../../sync/repo-access.js';
 import { commitRequest, type RequestInput } from '../../sync/request-commit.js';
+import { requestPath } from '../../sync/request-file.js';
 import { parseStatus, statusPath } from '../../sync/status-file.js';
 import type { CliIO } from '../io.js';
 import { runReconcile, suspendedText, withClusterFlags, withInstance, type ClusterFlags } from './apply.js';
@@ -135,12 +136,26 @@ async function checkAgainstRepository(tree: CommitTree, instance: { namespace: s
     if (phase && request.step !== undefined && !phase.steps.some((s) => s.name === request.step)) throw new RequestRefusedError('STEP_UNKNOWN', `phase ${request.phase} has no step "${request.step}" (steps: ${phase.steps.map((s) => s.name).join(', ')})`);
     return;
   }
-  const status = parseStatus(text, statusPath(instance));
+  await checkAgainstStatus(tree, instance, request, { text, framework: fw.value.name, plans: names });
+}
+
+/** The plan's state in the agent's status file allows the request (the status holds the current or last run in full). */
+async function checkAgainstStatus(tree: CommitTree, instance: { namespace: string; name: string }, request: ControlRequest, at: { text: string; framework: string; plans: string[] }): Promise<void> {
+  const status = parseStatus(at.text, statusPath(instance));
+  // The agent has not looked at the request file on the branch yet (a restart committed a moment ago
+  // may be about to start a plan): refused all the same (two requests for one plan in one look would
+  // conflict), saying so, so the operator tries again once the agent has looked.
+  const behind = (await tree.id(requestPath(instance))) !== status.observed.request;
   const handler = HANDLERS[request.action];
-  // The status file holds the current (or last) run in full; other plans' runs only as summaries.
+  // Other plans' runs are in the status only as summaries.
   if (handler === undefined || status.currentPlan === undefined || (request.plan !== undefined && request.plan !== status.currentPlan.plan)) return;
-  const checkpoint = { ...emptyCheckpoint(instance, fw.value.name), ...(status.currentPlan ? { active: status.currentPlan } : {}) };
-  await handler.handle({ instance, checkpoint, plans: names, now: new Date().toISOString() }, request);
+  const checkpoint = { ...emptyCheckpoint(instance, at.framework), active: status.currentPlan };
+  try {
+    await handler.handle({ instance, checkpoint, plans: at.plans, now: new Date().toISOString() }, request);
+  } catch (err) {
+    if (!behind || !(err instanceof RequestRefusedError)) throw err;
+    throw new RequestRefusedError(err.refusal, `${err.message} (so says ${statusPath(instance)}; the agent has not yet carried out the newest requests of ${requestPath(instance)}: try again once it has)`);
+  }
 }
 
 async function directly(io: CliIO, spec: Spec, instance: { namespace: string; name: string }, request: RequestInput, flags: ControlFlags): Promise<number> {

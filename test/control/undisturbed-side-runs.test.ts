@@ -1,0 +1,154 @@
+/**
+ * Issue #13, "nothing already running is disturbed", for the work that is not a plan: a drift repair
+ * of the instance runs (its readiness wait holds until the test releases the gate) when a request
+ * commit arrives (a refused resume, then a trigger). The repair is not interrupted: it goes on to
+ * COMPLETE as one run; the requests are carried out after it (the refusal recorded once, the
+ * triggered plan run after the repair), never by superseding it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DriftKeeper } from '../../src/drift/index.js';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
+import type { EngineEvent } from '../../src/plans/events.js';
+import { Renderer } from '../../src/render/index.js';
+import type { Agent } from '../../src/sync/agent.js';
+import { commitRequest, type RequestInput } from '../../src/sync/request-commit.js';
+import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
+import { checkHistory } from '../helpers/transitions.js';
+import { until } from '../helpers/wait.js';
+import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+
+const key = { namespace: 'side', name: 'g' };
+const ada = { name: 'Ada', email: 'ada@example.com' };
+const gate = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'side', name: 'gate-g' };
+
+describe('a request commit while a drift repair runs', () => {
+  let world: AgentWorld;
+  let client: HttpKubeClient;
+  let renderer: Renderer;
+  let agent: Agent;
+  const events: EngineEvent[] = [];
+
+  beforeAll(async () => {
+    world = await agentWorld();
+    client = await createKubeClient({ url: world.cluster.url });
+    renderer = new Renderer();
+    const framework = gatedFramework();
+    const fwFile = 'frameworks/gated/1.0.0/framework.yaml';
+    // A second plan to trigger: it applies only the ConfigMap.
+    framework[fwFile] = `${(framework[fwFile] ?? '').replace('tasks:\n', 'tasks:\n  - { name: slow, kind: Apply, resources: [slow.yaml.ejs] }\n')}  mark:\n    phases:\n      - { name: one, steps: [{ name: config, tasks: [config] }] }\n  slow:\n    phases:\n      - { name: one, steps: [{ name: slow, tasks: [slow] }] }\n`;
+    // The slow plan's Deployment waits on its gate like gate-g (no controller observes it).
+    framework['frameworks/gated/1.0.0/templates/slow.yaml.ejs'] = (framework['frameworks/gated/1.0.0/templates/gate.yaml.ejs'] ?? '').replace('"gate-"', '"slow-"');
+    for (const [path, text] of Object.entries(framework)) world.user.write(path, text);
+    world.user.write(`instances/${key.namespace}/${key.name}.yaml`, [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n'));
+    world.user.commit('a gated instance');
+    await world.user.push();
+    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
+    agent = testAgent(mirrorOf(world), client, renderer, { drift, coalesceMs: 10, onEngineEvent: (e) => { if (e.instance.name === key.name) events.push(e); } });
+    await agent.start();
+    const deployed = agent.pass();
+    await releaseGate(client, key.namespace, 'gate-g');
+    expect((await deployed).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
+  });
+  afterAll(async () => {
+    await agent.stop();
+    await renderer.close();
+    client.close();
+    await world.stop();
+  });
+
+  const request = async (r: RequestInput): Promise<string> => {
+    const result = await commitRequest({ repo: world.origin, branch: 'main', env: world.sandbox.env, cwd: world.sandbox.dir }, { instance: key, request: r, author: ada });
+    await agent.pass({ wait: false });
+    return result.id;
+  };
+  const statusInGit = async (): Promise<InstanceStatus> => {
+    await agent.writer.flush();
+    await world.user.pull();
+    return parseStatus(world.user.git('show', `HEAD:status/${key.namespace}/${key.name}.yaml`), `status/${key.namespace}/${key.name}.yaml`);
+  };
+  const of = (type: EngineEvent['type'], plan: string): EngineEvent[] => events.filter((e) => e.type === type && 'plan' in e && e.plan === plan);
+
+  it('GIVEN a repair waiting on its gate WHEN a refused request and then a trigger are committed THEN the repair completes as one run and the requests are carried out after it', async () => {
+    // Out of band: someone scales the gate Deployment; the repair sets it back and waits for its controller.
+    await client.patch(gate, { spec: { replicas: 2 } }, 'merge');
+    void agent.pass({ drift: 'all', wait: false });
+    await until(async () => of('step-started', 'repair').length === 1, 30_000, 'the repair applying');
+    await until(async () => ((await client.get(gate))?.['spec'] as { replicas?: number } | undefined)?.replicas === 0, 30_000, 'the repair applied, waiting on its gate');
+
+    const refused = await request({ action: 'resume', args: {} });
+    const triggered = await request({ action: 'trigger', plan: 'mark', args: {} });
+    // Give the agent its look at both commits; the repair is still waiting, not superseded.
+    await agent.pass({ wait: false });
+    expect(of('plan-superseded', 'repair')).toEqual([]);
+    expect(of('plan-started', 'mark')).toEqual([]);
+
+    await releaseGate(client, key.namespace, 'gate-g');
+    await until(async () => of('plan-complete', 'repair').length === 1, 30_000, 'the repair complete');
+    await until(async () => of('plan-complete', 'mark').length === 1, 30_000, 'the triggered plan run after the repair');
+    expect(of('plan-superseded', 'repair')).toEqual([]);
+    expect(of('plan-started', 'repair')).toHaveLength(1);
+    // The triggered plan started only after the repair ended.
+    const repairEnd = events.findIndex((e) => e.type === 'plan-complete' && e.plan === 'repair');
+    const markStart = events.findIndex((e) => e.type === 'plan-started' && e.plan === 'mark');
+    expect(markStart).toBeGreaterThan(repairEnd);
+
+    await until(async () => (await statusInGit()).requests?.some((r) => r.id === refused) === true, 30_000, 'the refusal in Git');
+    const status = await statusInGit();
+    expect(status.requests?.find((r) => r.id === refused)).toMatchObject({ result: 'refused', code: 'PLAN_NOT_RUNNING', by: 'Ada <ada@example.com>' });
+    expect(status.plans?.['repair']?.state.status).toBe('COMPLETE');
+    const refusals = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', `--grep=Baton-Request: ${refused}`).split('\n').map((l) => l.trim()).filter((l) => l === 'request-refused');
+    expect(refusals).toHaveLength(1);
+    expect(world.user.git('log', '--format=%s', `--grep=Baton-Request: ${triggered}`).trim()).not.toBe('');
+    expect(world.user.git('log', '--format=%s', '--grep=Baton-Event: plan-superseded', '--', 'status/side/g.yaml').trim()).toBe('');
+  });
+
+  it('GIVEN a plan running WHEN a pod request is committed THEN it waits for the plan, the status file says what it waits for, and it is carried out after the plan', async () => {
+    await request({ action: 'trigger', plan: 'slow', args: {} });
+    await until(async () => of('plan-started', 'slow').length === 1, 30_000, 'the slow plan running');
+    const pod = await request({ action: 'pod-restart', pod: 'gate-g-0', reason: 'stale cache', args: {} });
+    await until(async () => (await statusInGit()).podRequests?.some((w) => w.id === pod) === true, 30_000, 'the waiting pod request in the status file');
+    const waiting = await statusInGit();
+    expect(waiting.podRequests).toEqual([{ id: pod, action: 'pod-restart', pod: 'gate-g-0', by: 'Ada <ada@example.com>', waitsFor: expect.stringContaining('plan slow (run ') }]);
+    expect(world.user.git('log', '-1', '--format=%(trailers:key=Baton-Event,valueonly)', '--grep=pod-restart gate-g-0', '--', 'status/side/g.yaml').trim()).toBe('pod-request-waiting');
+    // Nothing acted on the pod while the plan runs.
+    expect(of('plan-started', 'pod-restart')).toEqual([]);
+
+    await releaseGate(client, key.namespace, 'slow-g');
+    await until(async () => of('plan-complete', 'slow').length === 1, 30_000, 'the slow plan complete');
+    await agent.pass();
+    // After the plan the pod pass carries it out: this pod does not exist, so it is refused in status, and no longer waits.
+    await until(async () => (await statusInGit()).plans?.['pod-restart'] !== undefined, 30_000, 'the pod request carried out');
+    const after = await statusInGit();
+    expect(after.plans?.['pod-restart']?.reason).toContain(pod);
+    expect(after.podRequests).toBeUndefined();
+  });
+
+  it('GIVEN a pod action run directly (not by the agent) WHEN the agent next runs a plan of the instance THEN the pod action is in git log, started and ended once', async () => {
+    // What `baton pod restart --kubeconfig` leaves: a finished pod-restart run in the checkpoint, not in Git.
+    const store = new ConfigMapCheckpointStore(client);
+    const stored = await store.load(key);
+    if (stored === undefined) throw new Error('no checkpoint');
+    const at = new Date().toISOString();
+    const direct = {
+      id: 'direct-pod-run-1', plan: 'pod-restart', reason: 'requested by Ada <ada@example.com>: by hand', args: { POD: 'gate-g-0', BY: 'Ada <ada@example.com>' }, frameworkVersion: '1.0.0', strategy: 'parallel' as const,
+      state: { status: 'COMPLETE' as const, startedAt: at, finishedAt: at, message: 'done' }, phases: [],
+    };
+    await store.save({ ...stored.checkpoint, pods: { recent: [], ...(stored.checkpoint.pods ?? {}), last: direct } }, stored.version);
+    const marks = of('plan-complete', 'mark').length;
+    await request({ action: 'trigger', plan: 'mark', args: {} });
+    await until(async () => of('plan-complete', 'mark').length === marks + 1, 30_000, 'the triggered plan complete');
+    await agent.writer.flush();
+    await world.user.pull();
+    const events = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', '--grep=Baton-Run: direct-pod-run-1').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    expect(events.sort()).toEqual(['plan-complete', 'plan-started']);
+    expect((await statusInGit()).plans?.['pod-restart']?.id).toBe('direct-pod-run-1');
+  });
+
+  it('THEN the history has every run started once and ended at most once', async () => {
+    await agent.writer.flush();
+    const check = checkHistory(world.sandbox.env, world.origin, { instances: ['side/g'] });
+    expect(check.defects).toEqual([]);
+  });
+});
