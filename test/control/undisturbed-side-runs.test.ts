@@ -3,7 +3,9 @@
  * of the instance runs (its readiness wait holds until the test releases the gate) when a request
  * commit arrives (a refused resume, then a trigger). The repair is not interrupted: it goes on to
  * COMPLETE as one run; the requests are carried out after it (the refusal recorded once, the
- * triggered plan run after the repair), never by superseding it.
+ * triggered plan run after the repair), never by superseding it. The same for a pod action the agent
+ * carries out from a Git request (a `pod-restart` waiting for its pod to be Ready again): it ends once,
+ * COMPLETE, and the requests committed meanwhile are carried out after it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriftKeeper } from '../../src/drift/index.js';
@@ -12,6 +14,7 @@ import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.j
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { EngineEvent } from '../../src/plans/events.js';
 import { Renderer } from '../../src/render/index.js';
+import { ANNOTATION_OWNER } from '../../src/render/labels.js';
 import type { Agent } from '../../src/sync/agent.js';
 import { commitRequest, type RequestInput } from '../../src/sync/request-commit.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
@@ -144,6 +147,70 @@ describe('a request commit while a drift repair runs', () => {
     const events = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', '--grep=Baton-Run: direct-pod-run-1').split('\n').map((l) => l.trim()).filter((l) => l !== '');
     expect(events.sort()).toEqual(['plan-complete', 'plan-started']);
     expect((await statusInGit()).plans?.['pod-restart']?.id).toBe('direct-pod-run-1');
+  });
+
+  it('GIVEN a requested pod restart waiting for its pod to be ready again WHEN a refused request and then a trigger are committed THEN the pod action completes as one run and the requests are carried out after it', async () => {
+    // A pod of the instance under a StatefulSet made by hand: no controller runs in this cluster, so
+    // the test is the controller. The restart deletes the pod and waits until the test creates it
+    // again, Ready (the gate this case holds and releases).
+    const sts = await client.create({
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'g-db', namespace: key.namespace, annotations: { [ANNOTATION_OWNER]: `${key.namespace}/${key.name}` } },
+      spec: { replicas: 1, serviceName: 'g-db', selector: { matchLabels: { app: 'g-db' } }, template: { metadata: { labels: { app: 'g-db' } }, spec: { containers: [{ name: 'db', image: 'redis:7' }] } } },
+    });
+    const podRef = { apiVersion: 'v1', kind: 'Pod', namespace: key.namespace, name: 'g-db-0' };
+    const readyPod = async (): Promise<string> => {
+      const created = await client.create({
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { name: 'g-db-0', namespace: key.namespace, labels: { app: 'g-db' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'g-db', uid: sts.metadata.uid ?? '', controller: true }] },
+        spec: { containers: [{ name: 'db', image: 'redis:7' }] },
+      });
+      await client.patch(podRef, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, 'merge', { subresource: 'status' });
+      return created.metadata.uid ?? '';
+    };
+    const oldUid = await readyPod();
+    const since = events.length;
+    const mine = (type: EngineEvent['type'], plan: string): EngineEvent[] => events.slice(since).filter((e) => e.type === type && 'plan' in e && e.plan === plan);
+    const marks = of('plan-complete', 'mark').length;
+
+    const restart = await request({ action: 'pod-restart', pod: 'g-db-0', reason: 'stale cache', args: {} });
+    await until(async () => mine('step-waiting', 'pod-restart').length > 0 && (await client.get(podRef)) === undefined, 30_000, 'the pod restart waiting for its pod to come back');
+    const started = mine('plan-started', 'pod-restart');
+    expect(started).toHaveLength(1);
+    const first = started[0];
+    const runId = first !== undefined && 'runId' in first ? first.runId : '';
+    expect(runId).not.toBe('');
+
+    const refused = await request({ action: 'resume', args: {} });
+    const triggered = await request({ action: 'trigger', plan: 'mark', args: {} });
+    // Give the agent its look at both commits; the pod action is still waiting, not superseded.
+    await agent.pass({ wait: false });
+    expect(mine('plan-failed', 'pod-restart')).toEqual([]);
+    expect(mine('plan-complete', 'pod-restart')).toEqual([]);
+    expect(mine('plan-started', 'mark')).toEqual([]);
+
+    const newUid = await readyPod();
+    expect(newUid).not.toBe(oldUid);
+    await until(async () => mine('plan-complete', 'pod-restart').length === 1, 30_000, 'the pod restart complete');
+    await until(async () => of('plan-complete', 'mark').length === marks + 1, 30_000, 'the triggered plan run after the pod restart');
+    // One run, started once and ended once, never stopped for the requests.
+    expect(mine('plan-started', 'pod-restart')).toHaveLength(1);
+    expect(mine('plan-failed', 'pod-restart')).toEqual([]);
+    expect(mine('plan-superseded', 'pod-restart')).toEqual([]);
+    // The triggered plan started only after the pod action ended.
+    const restartEnd = events.findIndex((e, i) => i >= since && e.type === 'plan-complete' && e.plan === 'pod-restart');
+    const markStart = events.findIndex((e, i) => i >= since && e.type === 'plan-started' && e.plan === 'mark');
+    expect(markStart).toBeGreaterThan(restartEnd);
+
+    await until(async () => (await statusInGit()).requests?.some((r) => r.id === refused) === true, 30_000, 'the refusal in Git');
+    const status = await statusInGit();
+    expect(status.requests?.find((r) => r.id === refused)).toMatchObject({ result: 'refused', code: 'PLAN_NOT_RUNNING', by: 'Ada <ada@example.com>' });
+    expect(status.plans?.['pod-restart']).toMatchObject({ id: runId, reason: expect.stringContaining(`(request ${restart})`), state: { status: 'COMPLETE' } });
+    const refusals = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', `--grep=Baton-Request: ${refused}`).split('\n').map((l) => l.trim()).filter((l) => l === 'request-refused');
+    expect(refusals).toHaveLength(1);
+    expect(world.user.git('log', '--format=%s', `--grep=Baton-Request: ${triggered}`).trim()).not.toBe('');
+    // In git log the pod run has its start and its one end, nothing else.
+    const podRun = world.user.git('log', '--format=%(trailers:key=Baton-Event,valueonly)', `--grep=Baton-Run: ${runId}`).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    expect(podRun.sort()).toEqual(['plan-complete', 'plan-started']);
   });
 
   it('THEN the history has every run started once and ended at most once', async () => {
