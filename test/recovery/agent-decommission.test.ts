@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackingRef } from '../../src/git/mirror.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import { Renderer } from '../../src/render/index.js';
-import type { Agent, PassReport } from '../../src/sync/agent.js';
+import type { Agent } from '../../src/sync/agent.js';
 import { readHistory } from '../../src/sync/history.js';
-import { agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { agentWorld, mirrorOf, testAgent, type AgentWorld, outcomeLines } from '../sync/fixtures.js';
 
 const REDIS = join(import.meta.dirname, '../../frameworks/redis/1.1.0');
 const instance = (replicas: number): string => `apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: redis\nversion: 1.1.0\nparams: { REPLICAS: ${replicas} }\n`;
@@ -49,7 +49,6 @@ describe('decommission: a Redis scale-down', () => {
   });
 
   const claims = async (): Promise<string[]> => (await client.list('v1', 'PersistentVolumeClaim', 'data')).items.filter((c) => c.metadata.deletionTimestamp === undefined).map((c) => c.metadata.name ?? '').sort();
-  const outcomes = (r: PassReport): string[] => r.reports.map((x) => `${x.instance} ${x.outcome.kind}${'plan' in x.outcome ? ` ${x.outcome.plan}` : ''}`);
 
   it('GIVEN REPLICAS lowered from 2 to 1 WHEN the update completes THEN data-cache-replica-1 is deleted as a recorded decommission run; the others stay', async () => {
     expect(await claims()).toEqual(expect.arrayContaining(['data-cache-primary-0', 'data-cache-replica-0', 'data-cache-replica-1']));
@@ -60,7 +59,7 @@ describe('decommission: a Redis scale-down', () => {
     const seen: string[] = [];
     const deadline = Date.now() + 30_000;
     while (!seen.includes('data/cache complete decommission')) {
-      seen.push(...outcomes(await agent.pass()));
+      seen.push(...outcomeLines(await agent.pass()));
       if (Date.now() > deadline) throw new Error(`no decommission; passes: ${seen.join(', ')}`);
     }
     expect(seen[0]).toBe('data/cache complete update');
@@ -72,6 +71,6 @@ describe('decommission: a Redis scale-down', () => {
     const runs = (await readHistory(reader, { ref: trackingRef('main'), instance: 'data/cache' })).filter((h) => h.plan === 'decommission');
     expect(runs.map((h) => [h.event, h.pods, h.requestedBy]).reverse()).toEqual([['plan-started', ['cache-replica-1'], 'decommission'], ['plan-complete', ['cache-replica-1'], 'decommission']]);
     // Done once: the next pass does nothing.
-    expect(outcomes(await agent.pass())).toEqual([]);
+    expect(outcomeLines(await agent.pass())).toEqual([]);
   }, 60_000);
 });

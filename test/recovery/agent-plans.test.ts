@@ -10,9 +10,9 @@ import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-clien
 import type { KubeObject } from '../../src/kube/object.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { Renderer } from '../../src/render/index.js';
-import type { Agent, PassReport } from '../../src/sync/agent.js';
+import type { Agent } from '../../src/sync/agent.js';
 import { checkHistory } from '../helpers/transitions.js';
-import { API, agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { API, agentWorld, mirrorOf, testAgent, type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
 
 const dir = 'frameworks/quorum/1.0.0';
 function quorumFramework(): Record<string, string> {
@@ -85,10 +85,7 @@ describe('recovery and decommission plans of a framework', () => {
 
   const pod = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'q', name });
   const configMap = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'q', name });
-  const nodeOf = (p: KubeObject | undefined): string => String((p?.['spec'] as { nodeName?: string } | undefined)?.nodeName ?? '');
-  const ready = (p: KubeObject | undefined): boolean => ((p?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   const setDown = (node: string, down: boolean): Promise<KubeObject> => client.patch({ apiVersion: 'v1', kind: 'Node', name: node }, { metadata: { annotations: { 'sim.baton.dev/node-down': down ? 'true' : null } } }, 'merge');
-  const outcomes = (r: PassReport): string[] => r.reports.map((x) => `${x.instance} ${x.outcome.kind}${'plan' in x.outcome ? ` ${x.outcome.plan}` : ''}`);
   const runsOf = async (plan: string): Promise<{ args: Record<string, string>; status: string }[]> => {
     const cp = (await new ConfigMapCheckpointStore(client).load(key))?.checkpoint;
     return [cp?.active, ...(cp?.history ?? [])].filter((r) => r?.plan === plan).map((r) => ({ args: r!.args, status: r!.state.status }));
@@ -97,7 +94,7 @@ describe('recovery and decommission plans of a framework', () => {
     const seen: string[] = [];
     const deadline = Date.now() + 30_000;
     while (!(await done())) {
-      seen.push(...outcomes(await agent.pass()));
+      seen.push(...outcomeLines(await agent.pass()));
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; passes: ${seen.join(', ')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -123,7 +120,7 @@ describe('recovery and decommission plans of a framework', () => {
     expect(await configMap(`recovered-${other}`)).toBeUndefined();
     await setDown(lost, false);
     if (otherNode !== lost) await setDown(otherNode, false);
-    await passesUntil(async () => ready(await pod('db-0')) && ready(await pod('db-1')) && ready(await pod('db-2')), 'the pods ready again');
+    await passesUntil(async () => podReady(await pod('db-0')) && podReady(await pod('db-1')) && podReady(await pod('db-2')), 'the pods ready again');
   }, 90_000);
 
   it('GIVEN decommission: { plan: decommission, volumes: delete } WHEN REPLICAS goes from 3 to 2 THEN the decommission plan runs for db-2, then its claim is deleted; the others stay', async () => {
@@ -137,7 +134,7 @@ describe('recovery and decommission plans of a framework', () => {
     expect(await runsOf('decommission')).toEqual([{ args: { POD: 'db-2' }, status: 'COMPLETE' }]);
     expect(await claims()).toEqual(['data-db-0', 'data-db-1']);
     // Done once: nothing more.
-    for (let i = 0; i < 2; i++) expect(outcomes(await agent.pass())).toEqual([]);
+    for (let i = 0; i < 2; i++) expect(outcomeLines(await agent.pass())).toEqual([]);
     await agent.writer.flush();
     expect(checkHistory(world.sandbox.env, world.origin, { instances: ['q/db'] }).defects).toEqual([]);
   }, 90_000);

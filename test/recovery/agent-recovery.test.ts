@@ -16,7 +16,7 @@ import type { Agent, PassReport } from '../../src/sync/agent.js';
 import { readHistory, type HistoryEntry } from '../../src/sync/history.js';
 import { commitRequest } from '../../src/sync/request-commit.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { agentWorld, mirrorOf, testAgent, type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
 
 const CATALOG = join(import.meta.dirname, '../../frameworks/zookeeper/1.0.0');
 
@@ -66,16 +66,13 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
 
   const pod = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'zk', name });
   const claim = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'zk', name });
-  const nodeOf = (p: KubeObject | undefined): string => String((p?.['spec'] as { nodeName?: string } | undefined)?.nodeName ?? '');
-  const ready = (p: KubeObject | undefined): boolean => ((p?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  const outcomes = (r: PassReport): string[] => r.reports.map((x) => `${x.instance} ${x.outcome.kind}${'plan' in x.outcome ? ` ${x.outcome.plan}` : ''}`);
   /** Agent passes until one reports `want` (the agent acts once the rule's timeout has passed). */
   async function passUntil(want: string, what: string): Promise<PassReport> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const report = await agent.pass();
-      if (outcomes(report).includes(want)) return report;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last pass: ${outcomes(report).join(', ')}`);
+      if (outcomeLines(report).includes(want)) return report;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last pass: ${outcomeLines(report).join(', ')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -102,11 +99,11 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     const oldClaim = await claim('data-zk-1');
     const lost = nodeOf(before);
     await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': 'true' } } }, 'merge');
-    await until(async () => !ready(await pod('zk-1')), 'zk-1 not ready on the failed node');
+    await until(async () => !podReady(await pod('zk-1')), 'zk-1 not ready on the failed node');
 
     await passUntil('zk/zk complete pod-replace', 'the replacement of zk-1');
     const after = await pod('zk-1');
-    expect(ready(after)).toBe(true);
+    expect(podReady(after)).toBe(true);
     expect(nodeOf(after)).not.toBe(lost);
     expect((await claim('data-zk-1'))?.metadata.uid).not.toBe(oldClaim?.metadata.uid);
     const sts = await client.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'zk', name: 'zk' });
@@ -121,7 +118,7 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     expect(new Set(replaced.map((h) => h.runId)).size).toBe(1);
     expect(replaced.map((h) => [h.pods, h.requestedBy])).toEqual([[['zk-1'], 'recovery'], [['zk-1'], 'recovery']]);
     // A healthy ensemble: the next passes do nothing more.
-    expect(outcomes(await agent.pass())).toEqual([]);
+    expect(outcomeLines(await agent.pass())).toEqual([]);
     await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': null } } }, 'merge');
   }, 60_000);
 
@@ -134,13 +131,13 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     await passUntil('zk/zk complete pod-restart', 'the requested restart');
     const after = await pod('zk-0');
     expect(after?.metadata.uid).not.toBe(uid);
-    expect(ready(after)).toBe(true);
+    expect(podReady(after)).toBe(true);
     const s = await status();
     expect(s.plans?.['pod-restart']).toMatchObject({ reason: `requested by Ada <ada@example.com>: stale session cache (request ${r.id})`, state: { status: 'COMPLETE' } });
     const restarted = (await history()).filter((h) => h.plan === 'pod-restart');
     expect(restarted.map((h) => [h.event, h.requestedBy, h.pods])).toEqual([['plan-complete', 'Ada <ada@example.com>', ['zk-0']], ['plan-started', 'Ada <ada@example.com>', ['zk-0']]]);
     // Carried out once: the next pass does nothing.
-    expect(outcomes(await agent.pass())).toEqual([]);
+    expect(outcomeLines(await agent.pass())).toEqual([]);
   }, 60_000);
 
   it('GIVEN a pod-replace request naming a pod that does not exist WHEN the agent passes THEN it is refused in status and history, and no pod is touched', async () => {
@@ -153,6 +150,6 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     expect(s.plans?.['pod-replace']?.state).toMatchObject({ status: 'FATAL_ERROR', message: expect.stringMatching(/^refused: pod zk-7 does not exist in namespace zk; pods of zk\/zk: zk-0, zk-1, zk-2/) });
     expect(s.sync?.status).toBe('Synced');
     expect((await client.list('v1', 'Pod', 'zk')).items.map((p) => p.metadata.uid).sort()).toEqual(uids);
-    expect(outcomes(await agent.pass())).toEqual([]);
+    expect(outcomeLines(await agent.pass())).toEqual([]);
   }, 60_000);
 });

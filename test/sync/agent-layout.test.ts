@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import { DirectoryTree, validateRepository, type Renderer } from '../../src/render/index.js';
-import type { Agent, PassReport } from '../../src/sync/agent.js';
+import type { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
-import { instance } from './fixtures.js';
+import { instance, outcomeKinds } from './fixtures.js';
 
 describe('the agent and validate read the same instances', () => {
   let h: AgentHarness;
@@ -40,7 +40,6 @@ describe('the agent and validate read the same instances', () => {
   });
   afterAll(() => h.stop());
 
-  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const status = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
     await user.pull();
     return parseStatus(user.git('show', `HEAD:status/shop/${name}.yaml`), name);
@@ -50,7 +49,7 @@ describe('the agent and validate read the same instances', () => {
 
   it('GIVEN a .yml instance, a symlinked one and misplaced files WHEN polled THEN the .yml runs, the link is refused, the rest is logged with its file', async () => {
     const pass = await agent.pass();
-    expect(outcomes(pass)).toEqual({ 'shop/alpha': 'complete', 'shop/twin': 'complete', 'shop/linked': 'refused' });
+    expect(outcomeKinds(pass)).toEqual({ 'shop/alpha': 'complete', 'shop/twin': 'complete', 'shop/linked': 'refused' });
     expect((await configMap('alpha'))?.value).toBe('yml');
     expect(await configMap('linked')).toBeUndefined();
     expect((await status('linked')).refusal?.problems?.[0]).toMatch(/^instances\/shop\/linked\.yaml: INSTANCE_SYMLINK: /);
@@ -71,7 +70,7 @@ describe('the agent and validate read the same instances', () => {
     user.commit('a second file for twin');
     await user.push();
     const pass = await agent.pass();
-    expect(outcomes(pass)['shop/twin']).toBe('refused');
+    expect(outcomeKinds(pass)['shop/twin']).toBe('refused');
     const refusal = (await status('twin')).refusal;
     expect(refusal?.problems?.join('\n')).toContain('instances/shop/twin.yaml and instances/shop/twin.yml both define instance shop/twin');
     expect((await configMap('twin'))?.value).toBe('first');

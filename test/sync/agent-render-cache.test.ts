@@ -4,9 +4,9 @@
  * only that instance renders again.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Agent, PassReport } from '../../src/sync/agent.js';
+import type { Agent } from '../../src/sync/agent.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
-import { instance, type AgentWorld } from './fixtures.js';
+import { instance, type AgentWorld, outcomeKinds } from './fixtures.js';
 
 describe('the agent renders unchanged inputs once', () => {
   let h: AgentHarness;
@@ -29,10 +29,9 @@ describe('the agent renders unchanged inputs once', () => {
   });
   afterAll(() => h.stop());
 
-  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
 
   it('GIVEN both deployed WHEN the agent polls twice more with nothing changed THEN nothing is rendered again', async () => {
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
     expect(new Set(rendered)).toEqual(new Set(['site', 'blog']));
     const afterDeploy = rendered.length;
     await agent.pass();
@@ -51,7 +50,7 @@ describe('the agent renders unchanged inputs once', () => {
     world.user.write('instances/shop/site.yaml', instance({ VALUE: 'two' }));
     world.user.commit('site: new value');
     await world.user.push();
-    expect(outcomes(await agent.pass())).toMatchObject({ 'shop/site': 'complete' });
+    expect(outcomeKinds(await agent.pass())).toMatchObject({ 'shop/site': 'complete' });
     expect(rendered.slice(before).length).toBeGreaterThan(0);
     expect(new Set(rendered.slice(before))).toEqual(new Set(['site']));
   });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpKubeClient } from '../../src/kube/http-client.js';
-import type { Agent, PassReport } from '../../src/sync/agent.js';
+import type { Agent } from '../../src/sync/agent.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import type { WorkClone } from '../helpers/git-server.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
-import { instance } from './fixtures.js';
+import { instance, outcomeKinds } from './fixtures.js';
 
 describe('the agent against a Git repository and the simulated cluster', () => {
   let h: AgentHarness;
@@ -24,7 +24,6 @@ describe('the agent against a Git repository and the simulated cluster', () => {
   });
   afterAll(() => h.stop());
 
-  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus>> => {
     await user.pull();
     return parseStatus(user.git('show', `HEAD:status/shop/${name}.yaml`), name);
@@ -34,7 +33,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
 
   it('GIVEN new instance files WHEN the agent polls THEN each deploys and its status is committed with trailers', async () => {
     const report = await agent.pass();
-    expect(outcomes(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+    expect(outcomeKinds(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
     // Engine progress reaches the agent's subscribers (the step-duration metric).
     expect(engineEvents).toEqual(expect.arrayContaining(['site:step-started', 'site:step-complete', 'blog:plan-complete']));
     expect(await configMap('site')).toMatchObject({ value: 'one' });
@@ -62,7 +61,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     user.commit('site value two; blog broken');
     await user.push();
     const report = await agent.pass();
-    expect(outcomes(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'refused' });
+    expect(outcomeKinds(report)).toEqual({ 'shop/site': 'complete', 'shop/blog': 'refused' });
     expect(await configMap('site')).toMatchObject({ value: 'two' });
     const blog = await statusOf('blog');
     expect(blog.state).toBe('REFUSED');
@@ -75,7 +74,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     user.write('requests/shop/site.yaml', formatRequest({ id: 'r-1', plan: 'backup', args: { LABEL: 'nightly' }, requestedAt: new Date().toISOString() }));
     user.commit('request backup of site');
     await user.push();
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'complete' });
     const status = await statusOf('site');
     expect(status.currentPlan).toMatchObject({ plan: 'backup', args: { LABEL: 'nightly' }, state: { status: 'COMPLETE' } });
     expect(status.handledRequests).toContain('r-1');
@@ -87,7 +86,7 @@ describe('the agent against a Git repository and the simulated cluster', () => {
     user.remove('instances/shop/site.yaml');
     user.commit('remove site');
     await user.push();
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'removed' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'removed' });
     expect(await configMap('site')).toBeUndefined();
     await user.pull();
     expect(() => user.git('show', 'HEAD:status/shop/site.yaml')).toThrow();

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { GitMirror } from '../../src/git/index.js';
 import type { HttpKubeClient } from '../../src/kube/http-client.js';
-import type { Agent, CommitRefusal, PassReport } from '../../src/sync/agent.js';
+import type { Agent, CommitRefusal } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
-import { instance, testAgent, type AgentWorld } from './fixtures.js';
+import { instance, testAgent, type AgentWorld, outcomeKinds } from './fixtures.js';
 
 /** A mirror that, while `pinned` is set, hands the agent that commit instead of the fetched tip. */
 class PinnedMirror extends GitMirror {
@@ -45,7 +45,6 @@ describe('the agent and a commit refused by signature verification', () => {
   });
   afterAll(() => h.stop());
 
-  const outcomes = (r: PassReport): Record<string, string> => Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
   const statusOf = async (name: string): Promise<ReturnType<typeof parseStatus> | undefined> => {
     await world.user.pull();
     try {
@@ -57,7 +56,7 @@ describe('the agent and a commit refused by signature verification', () => {
   const value = async (name: string): Promise<unknown> => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name }))?.['data'];
 
   it('GIVEN a verified commit WHEN polled THEN both instances deploy', async () => {
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/blog': 'complete' });
   });
 
   it('GIVEN an untrusted commit that changes one instance and adds another WHEN polled THEN those two are REFUSED in status, the third is untouched, nothing is applied', async () => {
@@ -71,7 +70,7 @@ describe('the agent and a commit refused by signature verification', () => {
     refusal = { commit: refused, reason: 'untrusted', message: `commit ${refused.slice(0, 12)} is signed by key SHA256:abc, which is not in the allowed signers` };
 
     const report = await agent.pass();
-    expect(outcomes(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
+    expect(outcomeKinds(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
     const site = await statusOf('site');
     expect(site).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNTRUSTED', commit: refused }, currentPlan: { plan: 'deploy' }, framework: { name: 'web' } });
     expect(site?.refusal?.message).toContain('not in the allowed signers');
@@ -99,7 +98,7 @@ describe('the agent and a commit refused by signature verification', () => {
     refusal = { commit: second, reason: 'unsigned', message: `commit ${second.slice(0, 12)} is not signed` };
 
     const report = await agent.pass();
-    expect(outcomes(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'removed' });
+    expect(outcomeKinds(report)).toEqual({ 'shop/site': 'refused', 'shop/shop': 'removed' });
     expect(await statusOf('site')).toMatchObject({ state: 'REFUSED', refusal: { code: 'COMMIT_UNSIGNED', commit: second } });
     expect(await statusOf('shop')).toBeUndefined();
     expect(await value('site')).toMatchObject({ value: 'one' });
@@ -109,13 +108,13 @@ describe('the agent and a commit refused by signature verification', () => {
     const third = world.user.commit('untrusted again');
     await world.user.push();
     refusal = { commit: third, reason: 'untrusted', message: `commit ${third.slice(0, 12)} is signed by an unknown key` };
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'refused', 'shop/shop': 'refused' });
   });
 
   it('GIVEN the refused change then verified WHEN polled THEN it is applied and the refusal leaves the status', async () => {
     mirror.pinned = undefined;
     refusal = undefined;
-    expect(outcomes(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/shop': 'complete' });
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site': 'complete', 'shop/shop': 'complete' });
     expect(await value('site')).toMatchObject({ value: 'two' });
     const site = await statusOf('site');
     expect(site?.state).toBe('COMPLETE');
@@ -135,7 +134,7 @@ describe('the agent and a commit refused by signature verification', () => {
     await restarted.start();
     try {
       const report = await restarted.pass();
-      expect(outcomes(report)).toEqual({ 'shop/blog': 'refused' });
+      expect(outcomeKinds(report)).toEqual({ 'shop/blog': 'refused' });
       expect(await statusOf('blog')).toMatchObject({ state: 'REFUSED', refusal: { commit: unsigned } });
       // What runs (and what a later removal would load) is never the refused commit.
       expect((await statusOf('blog'))?.sourceCommit).not.toBe(unsigned);

@@ -8,7 +8,8 @@ import type { KubeClient } from '../../src/kube/client.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { Renderer } from '../../src/render/index.js';
-import { Agent, type AgentOptions } from '../../src/sync/agent.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { Agent, type AgentOptions, type PassReport } from '../../src/sync/agent.js';
 
 /** Inline GitOps repository content for agent tests: a tiny framework whose objects are ready at once. */
 export const API = 'apiVersion: baton.dev/v1alpha1';
@@ -137,4 +138,24 @@ export async function agentWorld(clusterOptions: ClusterOptions = {}): Promise<A
       sandbox.cleanup();
     },
   };
+}
+
+/** A pass's outcome per instance: `{ 'ns/name': 'complete' }`. */
+export function outcomeKinds(r: PassReport): Record<string, string> {
+  return Object.fromEntries(r.reports.map((x) => [x.instance, x.outcome.kind]));
+}
+
+/** A pass's outcomes as lines: `ns/name complete deploy`. */
+export function outcomeLines(r: PassReport): string[] {
+  return r.reports.map((x) => `${x.instance} ${x.outcome.kind}${'plan' in x.outcome ? ` ${x.outcome.plan}` : ''}`);
+}
+
+/** The node a pod is scheduled on ('' when none). */
+export function nodeOf(p: KubeObject | undefined): string {
+  return String((p?.['spec'] as { nodeName?: string } | undefined)?.nodeName ?? '');
+}
+
+/** Whether a pod reports Ready=True. */
+export function podReady(p: KubeObject | undefined): boolean {
+  return ((p?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
