@@ -6,9 +6,18 @@
  * stopped acting on every instance the new view takes from it (running steps ended, their status
  * pushed); and it starts work on an instance only when its published view gives it the instance and no
  * other live member's published view gives that member the instance (read after its own publication).
- * A member that dies keeps its claims until its lease is seen unrenewed for the lease duration, and
- * its fence stopped its writes at the renew deadline before that. Leases are judged by the local
- * clock only (see membership.ts), so clock skew between replicas does not matter.
+ * A member that dies keeps its claims until its lease is seen unchanged for the lease duration less
+ * one retry period, and its fence stopped its writes at the renew deadline before that (renew
+ * deadline + retry period < lease duration is required). Leases are judged by the local clock only
+ * (see membership.ts), so clock skew between replicas does not matter.
+ *
+ * Takeover bound: the others look at the leases every half retry period, and also at the moment a
+ * member's lease is due to count as gone; so a member killed right after its renewal at R is seen
+ * renewing by R + retry/2, counts as gone by R + lease duration - retry/2, and the others act under a
+ * view without it after one more list, the publication of that view and a list of the others' views
+ * (a view that only drops members takes nothing away from a survivor, so nothing is let go first).
+ * On an idle machine, where those API calls take well under retry/2, that is within the lease
+ * duration of the kill. test/shards/takeover.test.ts proves it on a virtual clock.
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -83,12 +92,18 @@ export class ShardMember implements InstanceOwnership {
   private readonly listeners: Array<() => void> = [];
   private readonly warnedForeign = new Set<string>();
   private readonly views = new Map<string, Assignment>();
+  /** Monotonic ms at which the first other live member counts as gone unless it renews (the next look is then at the latest). */
+  private nextExpiry: number | undefined;
   /** Live members of this config, as last seen (ids). */
   members: string[] = [];
 
   constructor(private readonly options: ShardMemberOptions) {
     if (!SHARD_SET.test(options.shardSet)) {
       throw new ShardError('SHARD_SETTING_INVALID', `shard set name: expected a lowercase DNS label of at most 40 characters (letters, digits, '-'), got ${JSON.stringify(options.shardSet)}`, { shardSet: options.shardSet });
+    }
+    if (!(options.renewDeadlineMs + options.retryPeriodMs < options.leaseDurationMs)) {
+      throw new ShardError('SHARD_SETTING_INVALID', `lease timing: a shard member needs renew deadline + retry period (${options.renewDeadlineMs} + ${options.retryPeriodMs} ms) shorter than the lease duration (${options.leaseDurationMs} ms): the others count a member gone one retry period before its lease duration, after its writes stopped at its renew deadline`,
+        { leaseDurationMs: options.leaseDurationMs, renewDeadlineMs: options.renewDeadlineMs, retryPeriodMs: options.retryPeriodMs });
     }
     this.clock = options.clock ?? realClock;
     this.monotonic = options.monotonic ?? (() => performance.now());
@@ -101,7 +116,7 @@ export class ShardMember implements InstanceOwnership {
       fence: this.fence, now: () => this.clock.now(), log: this.log,
     });
     this.id = this.lease.memberId;
-    this.observer = new MembershipObserver(options.leaseDurationMs);
+    this.observer = new MembershipObserver(options.leaseDurationMs, options.retryPeriodMs);
   }
 
   get version(): number {
@@ -174,7 +189,7 @@ export class ShardMember implements InstanceOwnership {
     const renewing = this.renewLoop(loops.signal);
     const watching = (async () => {
       while (!loops.signal.aborted) {
-        await this.clock.sleep(this.options.retryPeriodMs, loops.signal);
+        await this.clock.sleep(this.untilNextLook(), loops.signal);
         if (loops.signal.aborted || this.fence.isLost) break;
         try {
           await this.tick();
@@ -197,9 +212,21 @@ export class ShardMember implements InstanceOwnership {
     return signal?.aborted === true ? { kind: 'aborted' } : { kind: 'completed' };
   }
 
+  /**
+   * Half a retry period, or less when another member is due to count as gone sooner: a renewal is seen
+   * at most half a retry period after it happened, and a dead member is noticed the moment it expires.
+   */
+  private untilNextLook(): number {
+    const look = this.options.retryPeriodMs / 2;
+    if (this.nextExpiry === undefined) return look;
+    return Math.min(look, Math.max(this.nextExpiry - this.monotonic(), 1));
+  }
+
   /** One look at the members: refuse a config mismatch, adopt a new view (releasing first), read the others' views. */
   async tick(): Promise<void> {
+    this.nextExpiry = undefined;
     const members = await this.list();
+    const expiries = members.filter((m) => m.live && m.leaseName !== this.lease.name).map((m) => m.expiresAt);
     const desired = this.viewOf(members);
     if (desired.id === this.adopted?.id) {
       this.setOthers(members);
@@ -207,7 +234,9 @@ export class ShardMember implements InstanceOwnership {
       this.releasing = desired;
       this.bump();
       // Nothing of what the new view takes away may still run or hold unpushed status when it is published.
-      await this.releaser((id) => this.claims(id));
+      // A view that only drops members takes nothing from this one (rendezvous hashing moves only the
+      // dropped members' instances), so a takeover does not wait for a status push first.
+      if (!dropsOnly(this.adopted, desired)) await this.releaser((id) => this.claims(id));
       this.adopted = desired;
       this.releasing = undefined;
       this.others = undefined;
@@ -217,6 +246,7 @@ export class ShardMember implements InstanceOwnership {
       this.setOthers(await this.list());
     }
     await this.cleanup(members);
+    if (expiries.length > 0) this.nextExpiry = Math.min(...expiries);
   }
 
   private async renewLoop(signal: AbortSignal): Promise<void> {
@@ -315,6 +345,13 @@ export class ShardMember implements InstanceOwnership {
       try { listen(); } catch { /* a listener never disturbs the membership */ }
     }
   }
+}
+
+/** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */
+function dropsOnly(prior: Assignment | undefined, next: Assignment): boolean {
+  if (prior === undefined) return false;
+  const before = new Set(prior.members);
+  return next.members.every((m) => before.has(m));
 }
 
 function claimsUnder(me: string, adopted: Assignment | undefined, releasing: Assignment | undefined, id: string): boolean {

@@ -1,8 +1,14 @@
 /**
  * The members of a shard set as one member sees them, from the member Leases in the lease namespace.
  * Liveness follows client-go: a lease is live while its record (resourceVersion) was seen to change
- * within its lease duration by this member's own monotonic clock. Renew times written by other
- * machines are never compared with the local clock, so clock skew between replicas changes nothing.
+ * recently by this member's own monotonic clock. Renew times written by other machines are never
+ * compared with the local clock, so clock skew between replicas changes nothing.
+ *
+ * "Recently" is the lease duration less a grace (`graceMs`, the shard member's retry period): a record
+ * is first seen up to one look after it was written, so counting the full lease duration from that
+ * sight put the expiry past the lease duration from the renewal (and a takeover past it from the
+ * kill). Counting less is safe because the member stopped writing at its renew deadline after it
+ * sent that renewal (its fence), and the shard member requires renew deadline + grace < duration.
  */
 import { isRecord, type KubeObject } from '../kube/object.js';
 import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, VIEW_ANNOTATION } from './member-lease.js';
@@ -20,6 +26,8 @@ export interface Member {
   quietMs: number;
   /** Its record changed while this member watched (it is renewing, not merely not yet expired). */
   renewing: boolean;
+  /** Local monotonic ms at which it stops counting as live unless its record changes again. */
+  expiresAt: number;
   resourceVersion: string;
 }
 
@@ -27,7 +35,11 @@ export class MembershipObserver {
   /** Per lease name: the record last seen and when it was first seen (local monotonic ms). */
   private readonly seen = new Map<string, { rv: string; at: number; changed: boolean }>();
 
-  constructor(private readonly defaultDurationMs: number) {}
+  /**
+   * @param defaultDurationMs for a lease that states no duration
+   * @param graceMs a record seen unchanged for its lease duration less this is gone (see above)
+   */
+  constructor(private readonly defaultDurationMs: number, private readonly graceMs = 0) {}
 
   observe(leases: readonly KubeObject[], now: number): Member[] {
     const out: Member[] = [];
@@ -44,12 +56,14 @@ export class MembershipObserver {
       const annotations = lease.metadata.annotations ?? {};
       const holder = typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
       const durationMs = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
+      const liveForMs = Math.max(durationMs - this.graceMs, 0);
       const view = annotations[VIEW_ANNOTATION];
       out.push({
         id: annotations[MEMBER_ID_ANNOTATION] ?? name, leaseName: name, identity: holder,
         configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
         view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
-        live: holder !== '' && now - at < durationMs, quietMs: now - at, renewing: renewing && holder !== '' && now - at < durationMs, resourceVersion: rv,
+        live: holder !== '' && now - at < liveForMs, quietMs: now - at, renewing: renewing && holder !== '' && now - at < liveForMs, resourceVersion: rv,
+        expiresAt: at + liveForMs,
       });
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);

@@ -106,6 +106,11 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
   const shardSet = shardSetting(flags, pick);
   const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
+  // A shard member counts another gone one retry period before its lease duration (docs/scale-out.md, Takeover).
+  if (shardSet && !(lease.renewDeadlineMs + lease.retryPeriodMs < lease.durationMs)) {
+    const source = pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE')?.source ?? pick(flags.leaseDuration, 'BATON_LEASE_DURATION')?.source ?? shardSet.source;
+    throw new SettingsError(source, '--renew-deadline', `with --shard-set, renew deadline + retry period shorter than the lease duration (${lease.renewDeadlineMs} + ${lease.retryPeriodMs} ms, lease ${lease.durationMs} ms)`, `${lease.renewDeadlineMs}ms`);
+  }
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
