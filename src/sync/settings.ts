@@ -106,11 +106,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
   const shardSet = shardSetting(flags, pick);
   const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
-  // A shard member counts another gone one retry period before its lease duration (docs/scale-out.md, Takeover).
-  if (shardSet && !(lease.renewDeadlineMs + lease.retryPeriodMs < lease.durationMs)) {
-    const source = pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE')?.source ?? pick(flags.leaseDuration, 'BATON_LEASE_DURATION')?.source ?? shardSet.source;
-    throw new SettingsError(source, '--renew-deadline', `with --shard-set, renew deadline + retry period shorter than the lease duration (${lease.renewDeadlineMs} + ${lease.retryPeriodMs} ms, lease ${lease.durationMs} ms)`, `${lease.renewDeadlineMs}ms`);
-  }
+  if (shardSet) checkShardLeaseTiming(lease, pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE') ?? pick(flags.leaseDuration, 'BATON_LEASE_DURATION') ?? shardSet);
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
@@ -177,6 +173,12 @@ function leaseTiming(duration: Picked, deadline: Picked, retry: Picked): LeaseTi
     throw new SettingsError(retry?.source ?? deadline?.source ?? 'default', '--lease-retry', `a duration shorter than the renew deadline (${out.renewDeadlineMs} ms)`, retry?.value ?? `${out.retryPeriodMs}ms`);
   }
   return out;
+}
+
+/** A shard member counts another gone one retry period before its lease duration (docs/scale-out.md, Takeover). */
+function checkShardLeaseTiming(lease: LeaseTiming, blame: { source: string }): void {
+  if (lease.renewDeadlineMs + lease.retryPeriodMs < lease.durationMs) return;
+  throw new SettingsError(blame.source, '--renew-deadline', `with --shard-set, renew deadline + retry period shorter than the lease duration (${lease.renewDeadlineMs} + ${lease.retryPeriodMs} ms, lease ${lease.durationMs} ms)`, `${lease.renewDeadlineMs}ms`);
 }
 
 /** --no-events wins; otherwise $BATON_EVENTS (true or false); on by default. */
