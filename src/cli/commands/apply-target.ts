@@ -42,9 +42,10 @@ export interface TargetClients {
  * invalid baton.yaml. An instance naming an undeclared cluster is left to the instance's own checks
  * (CLUSTER_UNKNOWN, located in its file), which run before anything is applied.
  */
-export async function targetDecl(tree: FileTree, file: string, flags: TargetFlags): Promise<ClusterDecl | undefined> {
-  const inst = await loadInstance(tree, file);
-  const named = inst.ok ? inst.value.decl.cluster : undefined;
+export async function targetDecl(tree: FileTree, file: string | undefined, flags: TargetFlags): Promise<ClusterDecl | undefined> {
+  // No file (`baton plan status` of an instance not checked out here): only --cluster names a cluster.
+  const inst = file === undefined ? undefined : await loadInstance(tree, file);
+  const named = inst?.ok === true ? inst.value.decl.cluster : undefined;
   if (flags.cluster !== undefined && named !== undefined && flags.cluster !== named) {
     throw new UsageError(`--cluster ${flags.cluster}: ${file} says cluster: ${named}, where the agent applies it; drop --cluster (or pass --cluster ${named})`);
   }

@@ -175,7 +175,8 @@ export function suspendedText(file: string, source: InstanceSource): string {
   return `${file}: suspend: true: ${namespace}/${name} is suspended, nothing is applied (remove suspend: true, or set it to false, to apply)`;
 }
 
-function repoRootOf(path: string): string | undefined {
+/** The repository holding `instances/<namespace>/<file>` at `path` (undefined: not such a path). */
+export function repoRootOf(path: string): string | undefined {
   const nsDir = dirname(path);
   const instancesDir = dirname(nsDir);
   return basename(instancesDir) === 'instances' ? dirname(instancesDir) : undefined;
