@@ -24,6 +24,8 @@ export const E2E_ONLY_FILES: readonly string[] = [
   'test/clusters/many-clusters.test.ts',
   // Agents against three simulated clusters, one with TLS and a token (about 40 s).
   'test/clusters/cluster-faults.test.ts',
+  // An agent (--once) against two clusters while baton.yaml re-points a cluster name (about 30 s under load).
+  'test/clusters/server-change.test.ts',
   'test/preview/ci-definitions.test.ts',
   'test/demo/demo.test.ts',
   'test/testing/baton-test.test.ts',

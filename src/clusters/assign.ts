@@ -21,6 +21,8 @@ export interface TargetedInstance {
 export interface PreviousTarget {
   cluster: string | undefined;
   applied: boolean;
+  /** The API server its objects are on, as the status records it (checked before anything is done there). */
+  server?: string;
 }
 
 export interface AssignInput {
@@ -28,7 +30,7 @@ export interface AssignInput {
   desired: ReadonlyMap<string, TargetedInstance>;
   previous: (id: string) => PreviousTarget | undefined;
   /** Instances whose file is gone, with the cluster their status names: their removal runs there. */
-  removed: { key: InstanceKey; cluster: string | undefined }[];
+  removed: { key: InstanceKey; cluster: string | undefined; server?: string }[];
 }
 
 export async function assignTargets(router: ClusterRouter, input: AssignInput): Promise<void> {
@@ -36,7 +38,7 @@ export async function assignTargets(router: ClusterRouter, input: AssignInput): 
   // An invalid baton.yaml keeps the clusters last declared (the agent logs the problems elsewhere).
   if (settings?.ok === true) router.declare(settings.value.decl.clusters ?? []);
   const decls = settings?.ok === true ? settings.value.decl.clusters : undefined;
-  for (const r of input.removed) if (!router.knows(r.key)) router.assign(r.key, r.cluster);
+  for (const r of input.removed) if (!router.knows(r.key)) router.assign(r.key, r.cluster, r.server);
   for (const [id, d] of input.desired) {
     if (d.refusal !== undefined && hasErrors(d.refusal)) continue;
     const previous = input.previous(id);
@@ -44,10 +46,11 @@ export async function assignTargets(router: ClusterRouter, input: AssignInput): 
     if (problems.length > 0) {
       d.refusal = problems;
       // Routed where the status says its objects are, so the refusal reads and writes nothing elsewhere.
-      if (previous !== undefined && !router.knows(d.key)) router.assign(d.key, previous.cluster);
+      if (previous !== undefined && !router.knows(d.key)) router.assign(d.key, previous.cluster, previous.server);
       continue;
     }
-    router.assign(d.key, d.cluster);
+    // Where its objects are: the declaration of its cluster must still reach that server (router.ts).
+    router.assign(d.key, d.cluster, previous?.applied === true && previous.cluster === d.cluster ? previous.server : undefined);
   }
 }
 

@@ -34,6 +34,11 @@ export class ClusterClient implements KubeClient {
     return this.decl.name;
   }
 
+  /** The API server URL (without a trailing '/') once connected; undefined before. */
+  get serverUrl(): string | undefined {
+    return this.server;
+  }
+
   /** Where this cluster's kubeconfig comes from, for errors and logs. */
   where(): ClusterWhere {
     const d = this.decl;

@@ -12,7 +12,8 @@ import type { EngineEvent } from '../plans/events.js';
 import { KubeEventRecorder, type KubeEventRecorderOptions, type PlanEventSink } from '../plans/kube-events.js';
 import type { ClusterDecl } from '../render/schemas.js';
 import { ClusterClient, type ConnectContext } from './connect.js';
-import { ClusterConfigError } from './errors.js';
+import { ClusterConfigError, ClusterServerChangedError } from './errors.js';
+import { guardedClient, guardedStore } from './server-guard.js';
 
 const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
 
@@ -44,6 +45,10 @@ export class ClusterRouter {
   private readonly targets = new Map<string, Target>();
   /** Each instance's target cluster (absent: the agent's own). */
   private readonly assigned = new Map<string, string>();
+  /** The API server each instance's objects are on, as its status records it (absent: not recorded yet). */
+  private readonly recorded = new Map<string, string>();
+  /** Clients and stores that check a recorded server first, one per cluster, server and role (so sweeps still group by client). */
+  private readonly guarded = new Map<string, { client?: KubeClient; store?: CheckpointStore }>();
   readonly checkpoints: CheckpointStore;
   readonly events: PlanEventSink | undefined;
 
@@ -84,10 +89,21 @@ export class ClusterRouter {
     return [...this.targets.keys()];
   }
 
-  /** Records the instance's target (undefined: the agent's own cluster). */
-  assign(key: InstanceKey, cluster: string | undefined): void {
+  /**
+   * Records the instance's target (undefined: the agent's own cluster) and, when its status records
+   * it, the API server its objects are on: every read and write for it then checks that the cluster's
+   * declaration still reaches that server (ClusterServerChangedError otherwise, docs/clusters.md).
+   */
+  assign(key: InstanceKey, cluster: string | undefined, server?: string): void {
     if (cluster === undefined) this.assigned.delete(keyOf(key));
     else this.assigned.set(keyOf(key), cluster);
+    if (cluster === undefined || server === undefined) this.recorded.delete(keyOf(key));
+    else this.recorded.set(keyOf(key), server);
+  }
+
+  /** The server the instance's status should record: the one recorded, else its cluster's once connected. */
+  serverOf(key: InstanceKey): string | undefined {
+    return this.recorded.get(keyOf(key)) ?? this.targetOf(key)?.client.serverUrl;
   }
 
   /** Whether the instance's target is known (assigned, or the own cluster by an instance file that names none). */
@@ -105,19 +121,20 @@ export class ClusterRouter {
     const target = this.targetOf(key);
     if (target === undefined) return this.options.ownClientFor(key);
     const user = this.options.userOf?.(key);
-    if (user === undefined) return target.acting;
+    if (user === undefined) return this.guardClient(key, target, 'acting', target.acting);
     let c = target.users.get(user);
     if (c === undefined) {
       const base = new ClusterClient(target.decl, this.options, user);
       c = { base, acting: this.options.fence?.(base) ?? base };
       target.users.set(user, c);
     }
-    return c.acting;
+    return this.guardClient(key, target, `user ${user}`, c.acting);
   }
 
   /** The client drift sweeps and dependency checks read the instance's cluster with (the agent's own account); undefined for the own cluster. */
   readerFor(key: InstanceKey): KubeClient | undefined {
-    return this.targetOf(key)?.client;
+    const target = this.targetOf(key);
+    return target === undefined ? undefined : this.guardClient(key, target, 'reader', target.client);
   }
 
   close(): void {
@@ -134,19 +151,50 @@ export class ClusterRouter {
   }
 
   private storeOf(key: InstanceKey): CheckpointStore {
-    return this.targetOf(key)?.checkpoints ?? this.options.ownCheckpoints;
+    const target = this.targetOf(key);
+    if (target === undefined) return this.options.ownCheckpoints;
+    const server = this.recorded.get(keyOf(key));
+    if (server === undefined) return target.checkpoints;
+    const slot = this.slot(target, server, 'checkpoints');
+    return (slot.store ??= guardedStore(target.checkpoints, () => this.checkServer(target, server, key)));
   }
 
   private eventsOf(key: InstanceKey): PlanEventSink | undefined {
     try {
       const target = this.targetOf(key);
-      return target === undefined ? this.options.ownEvents : target.events;
+      if (target === undefined) return this.options.ownEvents;
+      // Events are recorded on the side: none where the declaration is known to reach another server.
+      const server = this.recorded.get(keyOf(key));
+      const now = target.client.serverUrl;
+      return server !== undefined && now !== undefined && now !== server ? undefined : target.events;
     } catch {
       return undefined;
     }
   }
 
+  private guardClient(key: InstanceKey, target: Target, role: string, client: KubeClient): KubeClient {
+    const server = this.recorded.get(keyOf(key));
+    if (server === undefined) return client;
+    const slot = this.slot(target, server, role);
+    return (slot.client ??= guardedClient(client, () => this.checkServer(target, server, key)));
+  }
+
+  private slot(target: Target, server: string, role: string): { client?: KubeClient; store?: CheckpointStore } {
+    const id = `${target.decl.name}\0${server}\0${role}`;
+    let slot = this.guarded.get(id);
+    if (slot === undefined) this.guarded.set(id, (slot = {}));
+    return slot;
+  }
+
+  /** Connects (the server is in the kubeconfig) and refuses to go on when it is not the recorded one. */
+  private async checkServer(target: Target, server: string, key: InstanceKey): Promise<void> {
+    await target.client.connected();
+    const now = target.client.serverUrl;
+    if (now !== undefined && now !== server) throw new ClusterServerChangedError({ ...target.client.where(), server: now }, server, keyOf(key));
+  }
+
   private closeTarget(name: string, t: Target): void {
+    for (const id of [...this.guarded.keys()]) if (id.startsWith(`${name}\0`)) this.guarded.delete(id);
     void t.events?.flush(1000);
     t.client.close();
     for (const u of t.users.values()) u.base.close();

@@ -366,10 +366,11 @@ export class Agent {
     const router = this.options.clusters;
     if (router === undefined) return;
     const applied = (s: InstanceStatus): boolean => s.inventory.length > 0 || s.currentPlan !== undefined || s.sync?.lastApplied !== undefined;
-    const removed = [...this.statuses.values()].filter((s) => !scanned.has(keyString(s.instance))).map((s) => ({ key: s.instance, cluster: s.cluster?.name }));
+    const server = (s: InstanceStatus): { server?: string } => (s.cluster?.server !== undefined ? { server: s.cluster.server } : {});
+    const removed = [...this.statuses.values()].filter((s) => !scanned.has(keyString(s.instance))).map((s) => ({ key: s.instance, cluster: s.cluster?.name, ...server(s) }));
     await assignTargets(router, {
       tree, desired, removed,
-      previous: (id) => { const s = this.statuses.get(id); return s && { cluster: s.cluster?.name, applied: applied(s) }; },
+      previous: (id) => { const s = this.statuses.get(id); return s && { cluster: s.cluster?.name, applied: applied(s), ...server(s) }; },
     });
   }
 
@@ -511,7 +512,7 @@ export class Agent {
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
       ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
       ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
-      ...(this.options.clusters ? { clusterOf: (key: InstanceKey) => this.options.clusters?.clusterOf(key), readerFor: (key: InstanceKey) => this.options.clusters?.readerFor(key) } : {}),
+      ...(this.options.clusters ? { clusterOf: (key: InstanceKey) => this.options.clusters?.clusterOf(key), clusterServerOf: (key: InstanceKey) => this.options.clusters?.serverOf(key), readerFor: (key: InstanceKey) => this.options.clusters?.readerFor(key) } : {}),
     };
   }
 

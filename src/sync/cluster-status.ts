@@ -40,7 +40,8 @@ export function unreachableStatus(input: UnreachableInput): InstanceStatus | und
   };
   const since = previous?.cluster?.unreachable?.since ?? input.now;
   const updatedAt = previous !== undefined && Date.parse(input.now) <= Date.parse(previous.updatedAt) ? new Date(Date.parse(previous.updatedAt) + 1).toISOString() : input.now;
-  return { ...base, updatedAt, cluster: { name: error.cluster, unreachable: { since, code: error.code, message: error.message } } };
+  const server = previous?.cluster?.name === error.cluster ? previous.cluster.server : undefined;
+  return { ...base, updatedAt, cluster: { name: error.cluster, ...(server !== undefined ? { server } : {}), unreachable: { since, code: error.code, message: error.message } } };
 }
 
 /** Writes it as one status commit (`cluster-unreachable`). */

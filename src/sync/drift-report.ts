@@ -5,7 +5,7 @@
  * whose transitions the record does not show yet (the agent stopped between the checkpoint write and
  * the commit) is recorded on the next look, once: the record is compared with the checkpoint.
  */
-import type { Checkpoint } from '../plans/checkpoint.js';
+import type { Checkpoint, InstanceKey } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
 import { isFinished, type PlanRun } from '../plans/state.js';
 import type { InstanceStatus } from './status-file.js';
@@ -23,6 +23,8 @@ export interface DriftReportDeps {
   now: () => string;
   /** The agent's record of every instance's last status (transitions are derived against it). */
   records: RecordBook;
+  /** The API server of an instance's target cluster, once connected (recorded in status when its last status has none). */
+  clusterServerOf?: (key: InstanceKey) => string | undefined;
 }
 
 /** A reporter continuing from an instance's last status, carrying `live` sections in everything it writes. */
@@ -36,7 +38,7 @@ export function driftReporter(deps: DriftReportDeps, previous: InstanceStatus, c
     schedules: previous.schedules,
     now: deps.now,
     live,
-    ...(previous.cluster ? { cluster: previous.cluster.name } : {}),
+    ...(previous.cluster ? { cluster: previous.cluster.name, clusterServer: () => previous.cluster?.server ?? deps.clusterServerOf?.(previous.instance) } : {}),
   }, checkpoint, deps.records);
 }
 

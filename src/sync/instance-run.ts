@@ -65,6 +65,8 @@ export interface InstanceRunDeps {
   stepRetries?: StepRetryLog;
   /** The instance's target cluster by name, when it names one (src/clusters/); status records it. */
   clusterOf?: (key: InstanceKey) => string | undefined;
+  /** The API server the instance's objects are on (recorded in its status), once known. */
+  clusterServerOf?: (key: InstanceKey) => string | undefined;
   /** The client to read an instance's cluster with (the agent's own account); `client` when absent or undefined. */
   readerFor?: (key: InstanceKey) => KubeClient | undefined;
 }
@@ -108,7 +110,12 @@ function reporterFor(deps: InstanceRunDeps, input: Pick<InstanceRunInput, 'key' 
     live: () => ({ ...(input.previous?.health ? { health: input.previous.health } : {}), ...(input.previous?.drift ? { drift: input.previous.drift } : {}) }),
   };
   const cluster = deps.clusterOf?.(input.key);
-  if (cluster !== undefined) ctx.cluster = cluster;
+  if (cluster !== undefined) {
+    ctx.cluster = cluster;
+    // Once recorded, the server stays what the status says (it is where the objects are); first known when connected.
+    const recorded = input.previous?.cluster?.name === cluster ? input.previous.cluster.server : undefined;
+    ctx.clusterServer = () => recorded ?? deps.clusterServerOf?.(input.key);
+  }
   return new StatusReporter(deps.writer, ctx, checkpoint, deps.records);
 }
 

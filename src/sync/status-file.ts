@@ -112,6 +112,8 @@ export interface InstanceStatus {
 export interface ClusterStatus {
   /** The name in baton.yaml `clusters`. */
   name: string;
+  /** The API server the instance's objects and checkpoint are on (recorded once connected; a declaration reaching another is refused). */
+  server?: string;
   /** Set while the cluster cannot be used (not reached, credentials refused): since when and why. Cleared by the next status written after it works again. */
   unreachable?: { since: string; code: string; message: string };
 }
@@ -164,7 +166,7 @@ function capRefusal(r: RefusalStatus): RefusalStatus {
 
 function clusterSection(c: ClusterStatus | undefined): Pick<InstanceStatus, 'cluster'> {
   if (c === undefined) return {};
-  return { cluster: { name: c.name, ...(c.unreachable ? { unreachable: { ...c.unreachable, message: capText(c.unreachable.message) } } : {}) } };
+  return { cluster: { name: c.name, ...(c.server !== undefined ? { server: c.server } : {}), ...(c.unreachable ? { unreachable: { ...c.unreachable, message: capText(c.unreachable.message) } } : {}) } };
 }
 
 export function buildStatus(input: BuildInput): InstanceStatus {

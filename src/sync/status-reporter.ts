@@ -45,6 +45,8 @@ export interface ReporterContext {
   suspended?: SuspendedStatus;
   /** The instance's target cluster, when it names one (baton.yaml `clusters`). */
   cluster?: string;
+  /** The API server of that cluster its objects are on, once known (read at each write). */
+  clusterServer?: () => string | undefined;
   /** A child instance (Instance task): its parent, in every status written. */
   parent?: ParentStatus;
   /** Pod requests waiting (for the running plan), read at each write (src/recovery/waits.ts). */
@@ -226,7 +228,7 @@ export class StatusReporter {
       schedules: this.ctx.schedules,
       sensitiveValues: this.ctx.sensitiveValues,
       ...(this.ctx.suspended ? { suspended: this.ctx.suspended } : {}),
-      ...(this.ctx.cluster !== undefined ? { cluster: { name: this.ctx.cluster } } : {}),
+      ...(this.ctx.cluster !== undefined ? { cluster: clusterOf(this.ctx.cluster, this.ctx.clusterServer?.()) } : {}),
       ...(this.ctx.parent ? { parent: this.ctx.parent } : {}),
       ...(this.ctx.live?.() ?? {}),
     });
@@ -234,4 +236,8 @@ export class StatusReporter {
     const described = withStatusTrailers(t, status, this.checkpoint);
     this.writer.submit({ path: statusPath(this.ctx.key), content: formatStatus(status), summary: summaryOf(described), trailers: trailersOf(described) });
   }
+}
+
+function clusterOf(name: string, server: string | undefined): { name: string; server?: string } {
+  return server === undefined ? { name } : { name, server };
 }

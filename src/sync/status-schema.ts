@@ -82,9 +82,9 @@ export const statusSchema = z
     drift: drift.optional(),
     plans: z.record(z.string(), z.looseObject({ id: z.string(), reason: z.string(), state: runState })).optional().describe('the last run of each plan'),
     cluster: z
-      .looseObject({ name: z.string(), unreachable: z.looseObject({ since: z.string(), code: z.string(), message: z.string() }).optional() })
+      .looseObject({ name: z.string(), server: z.string().optional(), unreachable: z.looseObject({ since: z.string(), code: z.string(), message: z.string() }).optional() })
       .optional()
-      .describe("the target cluster of an instance with `cluster:` (absent: the agent's own); `unreachable` while it cannot be used"),
+      .describe("the target cluster of an instance with `cluster:` (absent: the agent's own); `server`: the API server its objects are on; `unreachable` while it cannot be used"),
     currentPlan: planRun.optional(),
     recentPlans: z.array(z.looseObject({ id: z.string(), plan: z.string(), reason: z.string(), state: runState })),
     inventory: z.array(z.string()),

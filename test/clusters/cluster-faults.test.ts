@@ -152,7 +152,7 @@ describe('a cluster whose kubeconfig is a Secret of the own cluster', () => {
     expect(await configMaps(own)).not.toContain('remote');
     const remote = await status('remote');
     expect(remote.state).toBe('COMPLETE');
-    expect(remote.cluster).toEqual({ name: 'vault' });
+    expect(remote.cluster).toEqual({ name: 'vault', server: set.clusters[1]!.url.replace(/\/$/, '') });
   });
 
   it('GIVEN the right token for locked THEN the next poll deploys its instance there', async () => {
@@ -160,6 +160,6 @@ describe('a cluster whose kubeconfig is a Secret of the own cluster', () => {
     const io = await agentOnce();
     expect(io.out).toContain('shop/guarded: deploy COMPLETE');
     expect(await configMaps(lockedAdmin)).toEqual(expect.arrayContaining(['guarded', 'baton-checkpoint-guarded']));
-    expect((await status('guarded')).cluster).toEqual({ name: 'locked' });
+    expect((await status('guarded')).cluster).toEqual({ name: 'locked', server: locked.url.replace(/\/$/, '') });
   });
 });
