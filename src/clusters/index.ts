@@ -3,7 +3,7 @@
  * a kubeconfig Secret; an instance file's `cluster:` picks its target. The router sends each
  * instance's objects, checkpoint and Events to its target; errors name the cluster.
  */
-export { OWN_CLUSTER, clusterDecl, clusterMoveProblem, clusterNames, clusterViolations, type ClusterFacts } from './rules.js';
+export { OWN_CLUSTER, clusterDecl, clusterMoveProblem, clusterServerChangeProblem, clusterNames, clusterViolations, type ClusterFacts } from './rules.js';
 export { ClusterClient, type ConnectContext } from './connect.js';
 export { ClusterConfigError, ClusterError, ClusterServerChangedError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterProblem, type ClusterWhere } from './errors.js';
 export { ClusterRouter, type RouterOptions } from './router.js';

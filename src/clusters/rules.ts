@@ -52,3 +52,15 @@ export function clusterMoveProblem(facts: { file: string; from: string | undefin
     message: `the instance's objects are in cluster "${from}"; moving it to "${to}" is not done in place: keep cluster "${from}" in this file, or remove the file, let the agent remove the instance, then add it again with cluster "${to}"`,
   });
 }
+
+/**
+ * A change declares cluster `cluster` with another API server than instances on it are on: the agent
+ * stops them (ClusterServerChangedError, router.ts); `baton preview` shows it before the merge.
+ */
+export function clusterServerChangeProblem(facts: { cluster: string; instance: string; from: string; to: string }): Problem {
+  const { cluster, instance, from, to } = facts;
+  return problem({
+    code: 'CLUSTER_SERVER_CHANGED', file: 'baton.yaml', path: ['clusters'],
+    message: `cluster "${cluster}" now reaches server ${to} (${from} before this change), where instance ${instance}'s objects and checkpoint are not: the agent does not move instances between API servers and stops this one (nothing read or written) until "${cluster}" reaches ${from} again; keep ${from} for "${cluster}" (another kubeconfig, context or credentials for that same server are fine), or remove the instance first (while "${cluster}" still reaches ${from}) and add it again after the change`,
+  });
+}

@@ -146,7 +146,13 @@ function clusterCell(inst: InstancePreview): string {
 
 /** The target in words, with where it was before for a move. */
 export function clusterLine(inst: InstancePreview): string {
-  return inst.clusterFrom ? `${targetText(inst.cluster)}, moved from ${targetText(inst.clusterFrom)} (refused: CLUSTER_MOVE)` : targetText(inst.cluster);
+  if (inst.clusterFrom) return `${targetText(inst.cluster)}, moved from ${targetText(inst.clusterFrom)} (refused: CLUSTER_MOVE)`;
+  const r = inst.clusterRedeclared;
+  if (r === undefined) return targetText(inst.cluster);
+  const verdict = r.server === 'same' ? 'the same server'
+    : r.server === 'changed' ? 'another API server (refused: CLUSTER_SERVER_CHANGED)'
+      : 'server not known here; the agent stops the instance if it now reaches another API server (CLUSTER_SERVER_CHANGED)';
+  return `${targetText(inst.cluster)}, redeclared in baton.yaml, was ${targetText(r.from)}: ${verdict}`;
 }
 
 /** A child instance a step creates or updates (Instance task). */

@@ -55,6 +55,8 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
   const problems: PreviewProblem[] = headLayout.problems.filter((p) => p.severity === 'error').map(located);
   const headAt = new Map<string, InstanceAt>();
   const targets = clusterTargets(input.base, input.head, input.local ?? {});
+  // Instances on a cluster whose baton.yaml declaration changes are affected too (CLUSTER_SERVER_CHANGED).
+  const redeclared = await targets.redeclared();
   for (const file of files) {
     const before = baseFiles.includes(file) ? await instanceAt(input.base, file, input.values) : undefined;
     const layoutErrors = headLayout.instances.find((i) => i.file === file)?.problems ?? [];
@@ -62,11 +64,12 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
     if (after !== undefined) headAt.set(file, after);
     // Refused by the layout (a second file for it, a symbolic link): as the agent refuses it.
     if (after !== undefined && layoutErrors.length > 0) after = { ok: false, problems: layoutErrors, sensitiveValues: [], text: after.text };
-    if (!isAffected(before, after)) continue;
+    const onRedeclared = after?.ok === true && before?.ok === true && redeclared.has(after.instance.decl.cluster ?? '') && before.instance.decl.cluster === after.instance.decl.cluster;
+    if (!isAffected(before, after) && !onRedeclared) continue;
     const side = await targets.of(file);
     const preview = await previewInstance(file, before, after, input, side);
     if (preview.problems.length > 0) problems.push(...preview.problems);
-    instances.push({ ...preview.instance, cluster: side.target, ...(side.from ? { clusterFrom: side.from } : {}) });
+    instances.push({ ...preview.instance, cluster: side.target, ...(side.from ? { clusterFrom: side.from } : {}), ...(side.redeclared ? { clusterRedeclared: side.redeclared } : {}) });
   }
   problems.push(...(await ownershipConflicts(headAt, input.renderer)).map(located));
   const frameworks = await frameworkChanges(input.base, input.head, headFiles);
@@ -115,9 +118,11 @@ async function previewInstance(file: string, before: InstanceAt | undefined, aft
     };
     return { instance: refusal, problems: errors };
   }
-  // The agent refuses a move between clusters (CLUSTER_MOVE, src/clusters/assign.ts): say so before the merge.
-  if (side.move !== undefined) {
-    const p = located(side.move);
+  // The agent refuses a move between clusters (CLUSTER_MOVE, src/clusters/assign.ts), and stops an
+  // instance whose cluster name now reaches another server (CLUSTER_SERVER_CHANGED): say so before the merge.
+  const stop = side.move ?? side.serverChange;
+  if (stop !== undefined) {
+    const p = located(stop);
     return { instance: { outcome: 'refused', instance, code: p.code, message: `${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`, details: [] }, problems: [] };
   }
   const previous = before?.ok ? previousOf(before) : undefined;

@@ -92,7 +92,12 @@ export type InstanceOutcome =
  * its baton.yaml name (absent: the agent's own cluster), context, kubeconfig source and, when known
  * without contacting it, server. `clusterFrom`: the base named another cluster (refused, CLUSTER_MOVE).
  */
-export type InstancePreview = InstanceOutcome & { cluster: ClusterTarget; clusterFrom?: ClusterTarget };
+export type InstancePreview = InstanceOutcome & {
+  cluster: ClusterTarget;
+  clusterFrom?: ClusterTarget;
+  /** Its cluster's baton.yaml declaration changes: the target before, and whether the API server is the same (refused when not, CLUSTER_SERVER_CHANGED). */
+  clusterRedeclared?: { from: ClusterTarget; server: 'same' | 'changed' | 'unknown' };
+};
 
 export interface FrameworkPreview {
   name: string;
