@@ -106,7 +106,7 @@ export function resolveSettings(flags: AgentFlags, env: NodeJS.ProcessEnv, cwd: 
   const leaseNamespace = pick(flags.leaseNamespace, 'BATON_LEASE_NAMESPACE');
   const shardSet = shardSetting(flags, pick);
   const lease = leaseTiming(pick(flags.leaseDuration, 'BATON_LEASE_DURATION'), pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseRetry, 'BATON_LEASE_RETRY'));
-  if (shardSet) checkShardLeaseTiming(lease, pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE') ?? pick(flags.leaseDuration, 'BATON_LEASE_DURATION') ?? shardSet);
+  checkShardLeaseTiming(shardSet, lease, [pick(flags.renewDeadline, 'BATON_RENEW_DEADLINE'), pick(flags.leaseDuration, 'BATON_LEASE_DURATION')]);
   const verify = pick(flags.verifySignatures, 'BATON_VERIFY_SIGNATURES');
   if (verify && !existsSync(verify.value)) throw new SettingsError(verify.source, '--verify-signatures', 'an SSH allowed-signers file', verify.value);
   const signingKey = pick(flags.signingKey, 'BATON_SIGNING_KEY');
@@ -176,8 +176,9 @@ function leaseTiming(duration: Picked, deadline: Picked, retry: Picked): LeaseTi
 }
 
 /** A shard member counts another gone one retry period before its lease duration (docs/scale-out.md, Takeover). */
-function checkShardLeaseTiming(lease: LeaseTiming, blame: { source: string }): void {
-  if (lease.renewDeadlineMs + lease.retryPeriodMs < lease.durationMs) return;
+function checkShardLeaseTiming(shardSet: { source: string } | undefined, lease: LeaseTiming, flags: ({ source: string } | undefined)[]): void {
+  if (shardSet === undefined || lease.renewDeadlineMs + lease.retryPeriodMs < lease.durationMs) return;
+  const blame = flags.find((f) => f !== undefined) ?? shardSet;
   throw new SettingsError(blame.source, '--renew-deadline', `with --shard-set, renew deadline + retry period shorter than the lease duration (${lease.renewDeadlineMs} + ${lease.retryPeriodMs} ms, lease ${lease.durationMs} ms)`, `${lease.renewDeadlineMs}ms`);
 }
 
