@@ -70,6 +70,21 @@ export interface StatusWriterOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Milliseconds a writer spent in each stage of its flushes (sums since it started). */
+export interface PushTimings {
+  commitMs: number;
+  /** Pushes that went through. */
+  pushMs: number;
+  /** Pushes the remote rejected (another member pushed first). */
+  rejectedPushMs: number;
+  pauseMs: number;
+  fetchMs: number;
+  /** Rebuilding unpushed commits on a fetched tip. */
+  replayMs: number;
+  replayedCommits: number;
+  rejections: number;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class StatusPushError extends BatonError {
@@ -99,6 +114,8 @@ export class StatusWriter {
   pushes = 0;
   /** Flushes that could not push everything and were tried again later. */
   deferred = 0;
+  /** Where a flush's time goes (milliseconds, summed), for the scale bench and the agent's debug log. */
+  readonly timings: PushTimings = { commitMs: 0, pushMs: 0, rejectedPushMs: 0, pauseMs: 0, fetchMs: 0, replayMs: 0, replayedCommits: 0, rejections: 0 };
 
   constructor(private readonly options: StatusWriterOptions) {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
@@ -120,7 +137,9 @@ export class StatusWriter {
     const run = this.chain.then(async () => {
       const updates = this.queued;
       this.queued = [];
+      const t = performance.now();
       if (updates.length > 0) await this.commitAll(updates);
+      this.timings.commitMs += performance.now() - t;
       await this.push();
     });
     this.chain = run.then(() => { this.retryDelayMs = 0; }, (err: unknown) => this.retryLater(err));
@@ -218,25 +237,35 @@ export class StatusWriter {
     for (let attempt = 1; ; attempt++) {
       const tip = await mirror.revParse(this.pendingRef);
       if (tip === undefined) { this.mayHaveUnpushed = false; return; }
+      let t = performance.now();
       try {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
         this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
+        this.timings.pushMs += performance.now() - t;
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
         this.mayHaveUnpushed = false;
         return;
       } catch (err) {
         if (!(err instanceof GitPushRejectedError)) throw err;
+        this.timings.rejectedPushMs += performance.now() - t;
+        this.timings.rejections += 1;
         this.options.onRetry?.(attempt);
         if (attempt >= attempts) throw new StatusPushError(branch, attempt, err);
         // The pause comes before the fetch, never between the fetch and the push: the branch tip this
         // push is rebuilt on must be as fresh as possible when it is pushed, or another shard member
         // pushes in between and the push is rejected again (4 members pushing livelocked for minutes).
         const delay = (this.options.backoffMs ?? 100) * 2 ** (attempt - 1);
+        t = performance.now();
         await (this.options.sleep ?? sleep)(delay / 2 + Math.random() * delay);
+        this.timings.pauseMs += performance.now() - t;
+        t = performance.now();
         await mirror.fetch(branch);
+        this.timings.fetchMs += performance.now() - t;
+        t = performance.now();
         await this.replay(tip);
+        this.timings.replayMs += performance.now() - t;
       }
     }
   }
@@ -262,6 +291,7 @@ export class StatusWriter {
       if (newer !== undefined && term < newer) { dropped++; continue; }
       const tree = await store.at(sha);
       base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
+      this.timings.replayedCommits += 1;
     }
     await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
     if (dropped > 0) this.options.onDropped?.(dropped);
