@@ -87,6 +87,16 @@ export interface PushTimings {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A status commit not yet on the branch, as its writer made it (see StatusWriter.unpushed). */
+interface UnpushedCommit {
+  sha: string;
+  path: string;
+  content: Uint8Array | null;
+  message: string;
+  /** Its Baton-Lease-Term, when it has one. */
+  term: number | undefined;
+}
+
 export class StatusPushError extends BatonError {
   constructor(branch: string, attempts: number, cause: unknown) {
     super('STATUS_PUSH_FAILED', `status commits could not be pushed to ${branch} after ${attempts} attempts; they stay queued and are retried`, { branch, attempts }, { cause });
@@ -106,6 +116,14 @@ export class StatusWriter {
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private mayHaveUnpushed = true;
+  /**
+   * The commits on the pending ref, oldest first, as this writer wrote them (file, content, message), so
+   * that a rejected push rebuilds them on the fetched tip from memory: re-reading each commit and its
+   * tree and listing them with git cost ~70 ms a commit on a loaded machine, and a member that lost
+   * races piled up commits, made its rebuild longer and so lost more races. `undefined` while the
+   * pending ref may hold commits this writer did not write (a previous process's): then git is read.
+   */
+  private unpushed: UnpushedCommit[] | undefined;
   /** The next try of a flush that could not push, and the pause before it. */
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs = 0;
@@ -208,13 +226,17 @@ export class StatusWriter {
     return this.queued.length;
   }
 
-  private async base(): Promise<string | undefined> {
-    return (await this.options.mirror.revParse(this.pendingRef)) ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
-  }
-
   private async commitAll(updates: StatusUpdate[]): Promise<void> {
-    let tip = await this.base();
-    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), this.messageOf(update));
+    const pending = await this.options.mirror.revParse(this.pendingRef);
+    // Nothing pending: the chain this writer starts is all its own, and known in memory.
+    if (pending === undefined) this.unpushed = [];
+    let tip = pending ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
+    for (const update of updates) {
+      const content = update.content === null ? null : new TextEncoder().encode(update.content);
+      const message = this.messageOf(update);
+      tip = await this.commitOne(tip, update.path, content, message);
+      this.unpushed?.push({ sha: tip, path: update.path, content, message, term: this.options.fence?.term });
+    }
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
     this.mayHaveUnpushed = true;
   }
@@ -236,7 +258,7 @@ export class StatusWriter {
     const attempts = this.options.maxAttempts ?? 8;
     for (let attempt = 1; ; attempt++) {
       const tip = await mirror.revParse(this.pendingRef);
-      if (tip === undefined) { this.mayHaveUnpushed = false; return; }
+      if (tip === undefined) { this.unpushed = []; this.mayHaveUnpushed = false; return; }
       let t = performance.now();
       try {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
@@ -245,6 +267,7 @@ export class StatusWriter {
         this.timings.pushMs += performance.now() - t;
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
+        this.unpushed = [];
         this.mayHaveUnpushed = false;
         return;
       } catch (err) {
@@ -276,27 +299,44 @@ export class StatusWriter {
    * dropped, not replayed over the new leader's record (which it derived without them).
    */
   private async replay(tip: string): Promise<void> {
-    const { mirror, store, branch } = this.options;
+    const { mirror, branch } = this.options;
     const remote = await mirror.revParse(trackingRef(branch));
-    const newer = remote === undefined ? undefined : await this.newestTerm(remote, tip);
-    const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
+    // Only commits that carry a lease term can be outdated by a newer one (shard members' carry none).
+    const known = this.unpushed !== undefined && this.unpushed.at(-1)?.sha === tip ? this.unpushed : undefined;
+    const termed = known === undefined || known.some((c) => c.term !== undefined);
+    const newer = remote === undefined || !termed ? undefined : await this.newestTerm(remote, tip);
+    const commits = known ?? (await this.readUnpushed(tip, remote));
     let base = remote;
     let dropped = 0;
+    const rebuilt: UnpushedCommit[] = [];
+    for (const c of commits) {
+      if (newer !== undefined && c.term !== undefined && c.term < newer) { dropped++; continue; }
+      base = await this.commitOne(base, c.path, c.content, c.message);
+      rebuilt.push({ ...c, sha: base });
+      this.timings.replayedCommits += 1;
+    }
+    await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
+    this.unpushed = rebuilt;
+    if (dropped > 0) this.options.onDropped?.(dropped);
+    const mine = this.options.fence?.term;
+    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
+  }
+
+  /** The unpushed status commits ending at `tip` (not on `remote`), read back from the clone, oldest first. */
+  private async readUnpushed(tip: string, remote: string | undefined): Promise<UnpushedCommit[]> {
+    const { mirror, store } = this.options;
+    const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
+    const out: UnpushedCommit[] = [];
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
       const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
       const trailers = parseTrailers(commit.message);
       const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
-      const term = Number(trailer(trailers, LEASE_TERM_TRAILER) ?? Number.NaN);
-      if (newer !== undefined && term < newer) { dropped++; continue; }
+      const term = trailer(trailers, LEASE_TERM_TRAILER);
       const tree = await store.at(sha);
-      base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
-      this.timings.replayedCommits += 1;
+      out.push({ sha, path, content: (await tree.read(path)) ?? null, message: commit.message, term: term !== undefined && /^\d+$/.test(term) ? Number(term) : undefined });
     }
-    await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
-    if (dropped > 0) this.options.onDropped?.(dropped);
-    const mine = this.options.fence?.term;
-    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
+    return out;
   }
 
   /** The newest lease term among the status commits the branch gained that `tip` does not have. */
