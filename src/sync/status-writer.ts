@@ -52,6 +52,16 @@ export interface StatusWriterOptions {
   retryMs?: number;
   /** Longest pause between such tries (default 30 s). */
   retryMaxMs?: number;
+  /**
+   * After a rejected push (another writer pushed first), this writer's next pushes wait at least this
+   * long after its previous one (doubling with each rejection up to `paceMaxMs`, halving with each push
+   * that goes through at once; with jitter), so that each carries everything queued meanwhile and
+   * members racing to one branch stop spending attempts on each other. Default 500 ms. flush() itself
+   * (a member letting go of instances, a shutdown) never waits.
+   */
+  paceMs?: number;
+  /** The longest such wait (default 8000 ms). */
+  paceMaxMs?: number;
   /** Called when a flush could not push and will be tried again (logs). */
   onGiveUp?: (err: unknown, retryInMs: number) => void;
   /** Called on each rejected push (metrics). */
@@ -128,6 +138,10 @@ export class StatusWriter {
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs = 0;
   private closed = false;
+  /** The current wait between pushes (0 until a push is rejected), when the last push ended, and the paced push to come. */
+  private pace = 0;
+  private lastPushAt = 0;
+  private pacedTimer: NodeJS.Timeout | undefined;
   commits = 0;
   pushes = 0;
   /** Flushes that could not push everything and were tried again later. */
@@ -144,13 +158,14 @@ export class StatusWriter {
     this.queued.push(update);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.flush().catch(() => undefined);
+      this.flushPaced().catch(() => undefined);
     }, this.options.coalesceMs ?? 1000);
   }
 
   /** Commits everything queued and pushes it (with a previous agent's leftovers). */
   flush(): Promise<void> {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.pacedTimer) { clearTimeout(this.pacedTimer); this.pacedTimer = undefined; }
     if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
     const run = this.chain.then(async () => {
       const updates = this.queued;
@@ -212,12 +227,37 @@ export class StatusWriter {
    * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
    */
   flushIfPending(): Promise<void> {
-    return this.pending ? this.flush() : Promise.resolve();
+    return this.pending ? this.flushPaced() : Promise.resolve();
+  }
+
+  /**
+   * flush(), but its push not sooner than the pace after the previous push (see `paceMs`): what is
+   * queued is committed now (so commits keep the order of the transitions), and one push, when the
+   * pace allows, carries everything committed until then. Resolves when the commits are made.
+   */
+  private flushPaced(): Promise<void> {
+    const wait = this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now();
+    if (wait <= 0 && this.pacedTimer === undefined) return this.flush();
+    this.pacedTimer ??= setTimeout(() => {
+      this.pacedTimer = undefined;
+      if (!this.closed) this.flush().catch(() => undefined);
+    }, Math.max(0, wait));
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const run = this.chain.then(async () => {
+      const updates = this.queued;
+      this.queued = [];
+      const t = performance.now();
+      if (updates.length > 0) await this.commitAll(updates);
+      this.timings.commitMs += performance.now() - t;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   /** Stops the coalescing timer and the retries (call flush() first to keep queued updates). */
   close(): void {
     this.closed = true;
+    if (this.pacedTimer) { clearTimeout(this.pacedTimer); this.pacedTimer = undefined; }
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
   }
@@ -265,6 +305,9 @@ export class StatusWriter {
         this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
         this.timings.pushMs += performance.now() - t;
+        this.lastPushAt = Date.now();
+        // Through at the first attempt: the branch is less contended than the pace assumed.
+        if (attempt === 1) this.pace = this.pace <= (this.options.paceMs ?? 500) ? 0 : this.pace / 2;
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
         this.unpushed = [];
@@ -274,6 +317,8 @@ export class StatusWriter {
         if (!(err instanceof GitPushRejectedError)) throw err;
         this.timings.rejectedPushMs += performance.now() - t;
         this.timings.rejections += 1;
+        this.lastPushAt = Date.now();
+        this.pace = Math.min(this.options.paceMaxMs ?? 8000, Math.max(this.options.paceMs ?? 500, this.pace * 2));
         this.options.onRetry?.(attempt);
         if (attempt >= attempts) throw new StatusPushError(branch, attempt, err);
         // The pause comes before the fetch, never between the fetch and the push: the branch tip this

@@ -125,6 +125,36 @@ describe('writing status back to Git', () => {
     expect(bob.git('show', 'HEAD:instances/prod/memory.yaml')).toBe('framework: redis');
   });
 
+  it('GIVEN a writer whose push was rejected WHEN transitions keep arriving within its pace THEN each is committed at once, in order, and they share one later push', async () => {
+    const { mirror } = await agent('paced');
+    // A pace far longer than the test: the paced push never fires on its own here; flush() pushes.
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 60_000, backoffMs: 5, paceMs: 60_000, paceMaxMs: 60_000 });
+    try {
+      bob.write('instances/prod/paced.yaml', 'framework: redis\n');
+      bob.commit('add paced');
+      await bob.push();
+      writer.submit(update('paced', 'IN_PROGRESS', 'plan-started'));
+      await writer.flush();
+      expect(writer.timings.rejections).toBe(1);
+      expect(writer.pushes).toBe(1);
+      // A member that lost a race pushed every transition on its own and raced again each time.
+      writer.submit(update('paced', 'IN_PROGRESS', 'phase-complete'));
+      await writer.flushIfPending();
+      writer.submit(update('paced', 'COMPLETE'));
+      await writer.flushIfPending();
+      expect(writer.pushes).toBe(1);
+      const pending = await mirror.revParse(writer.pendingRef);
+      expect(pending).toBeDefined();
+      await writer.flush();
+      expect(writer.pushes).toBe(2);
+      await bob.pull();
+      expect(bob.git('log', '-4', '--format=%s').split('\n')).toEqual(['prod/paced: deploy COMPLETE in 42s', 'prod/paced: deploy phase ? complete', 'prod/paced: deploy started', 'add paced']);
+      expect(bob.git('rev-parse', 'HEAD')).toBe(pending);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('GIVEN an agent whose push kept failing WHEN a new agent starts on the same clone THEN the queued commits are pushed, none lost', async () => {
     const first = await agent('restart', { maxAttempts: 1 });
     bob.write('README.md', 'moved on\n');
