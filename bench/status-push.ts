@@ -8,6 +8,8 @@
  * flush), pushes and rejected pushes, and where the writers' time went (commit, push, rejected push,
  * pause, fetch, rebuild). Baseline in the same run: one writer submitting all the transitions at the
  * summed rate (no contention): `contendedVsAlone` is the ratio of the two times.
+ * `BENCH_TRACE2=DIR` in the environment makes every git process write its trace2 timings (perf format,
+ * one file per process) into DIR: where a push's or a fetch's time goes, process by process.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
