@@ -52,6 +52,16 @@ export interface StatusWriterOptions {
   retryMs?: number;
   /** Longest pause between such tries (default 30 s). */
   retryMaxMs?: number;
+  /**
+   * After a rejected push (another writer pushed first), this writer's next pushes wait at least this
+   * long after its previous one (doubling with each rejection up to `paceMaxMs`, halving with each push
+   * that goes through at once; with jitter), so that each carries everything queued meanwhile and
+   * members racing to one branch stop spending attempts on each other. Default 500 ms. flush() itself
+   * (a member letting go of instances, a shutdown) never waits.
+   */
+  paceMs?: number;
+  /** The longest such wait (default 8000 ms). */
+  paceMaxMs?: number;
   /** Called when a flush could not push and will be tried again (logs). */
   onGiveUp?: (err: unknown, retryInMs: number) => void;
   /** Called on each rejected push (metrics). */
@@ -70,7 +80,32 @@ export interface StatusWriterOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Milliseconds a writer spent in each stage of its flushes (sums since it started). */
+export interface PushTimings {
+  commitMs: number;
+  /** Pushes that went through. */
+  pushMs: number;
+  /** Pushes the remote rejected (another member pushed first). */
+  rejectedPushMs: number;
+  pauseMs: number;
+  fetchMs: number;
+  /** Rebuilding unpushed commits on a fetched tip. */
+  replayMs: number;
+  replayedCommits: number;
+  rejections: number;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A status commit not yet on the branch, as its writer made it (see StatusWriter.unpushed). */
+interface UnpushedCommit {
+  sha: string;
+  path: string;
+  content: Uint8Array | null;
+  message: string;
+  /** Its Baton-Lease-Term, when it has one. */
+  term: number | undefined;
+}
 
 export class StatusPushError extends BatonError {
   constructor(branch: string, attempts: number, cause: unknown) {
@@ -91,14 +126,28 @@ export class StatusWriter {
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private mayHaveUnpushed = true;
+  /**
+   * The commits on the pending ref, oldest first, as this writer wrote them (file, content, message), so
+   * that a rejected push rebuilds them on the fetched tip from memory: re-reading each commit and its
+   * tree and listing them with git cost ~70 ms a commit on a loaded machine, and a member that lost
+   * races piled up commits, made its rebuild longer and so lost more races. `undefined` while the
+   * pending ref may hold commits this writer did not write (a previous process's): then git is read.
+   */
+  private unpushed: UnpushedCommit[] | undefined;
   /** The next try of a flush that could not push, and the pause before it. */
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs = 0;
   private closed = false;
+  /** The current wait between pushes (0 until a push is rejected), when the last push ended, and the paced push to come. */
+  private pace = 0;
+  private lastPushAt = 0;
+  private pacedTimer: NodeJS.Timeout | undefined;
   commits = 0;
   pushes = 0;
   /** Flushes that could not push everything and were tried again later. */
   deferred = 0;
+  /** Where a flush's time goes (milliseconds, summed), for the scale bench and the agent's debug log. */
+  readonly timings: PushTimings = { commitMs: 0, pushMs: 0, rejectedPushMs: 0, pauseMs: 0, fetchMs: 0, replayMs: 0, replayedCommits: 0, rejections: 0 };
 
   constructor(private readonly options: StatusWriterOptions) {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
@@ -109,18 +158,21 @@ export class StatusWriter {
     this.queued.push(update);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.flush().catch(() => undefined);
+      this.flushPaced().catch(() => undefined);
     }, this.options.coalesceMs ?? 1000);
   }
 
   /** Commits everything queued and pushes it (with a previous agent's leftovers). */
   flush(): Promise<void> {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.pacedTimer) { clearTimeout(this.pacedTimer); this.pacedTimer = undefined; }
     if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
     const run = this.chain.then(async () => {
       const updates = this.queued;
       this.queued = [];
+      const t = performance.now();
       if (updates.length > 0) await this.commitAll(updates);
+      this.timings.commitMs += performance.now() - t;
       await this.push();
     });
     this.chain = run.then(() => { this.retryDelayMs = 0; }, (err: unknown) => this.retryLater(err));
@@ -175,12 +227,37 @@ export class StatusWriter {
    * a previous agent's; checked once). Spares an idle poll the git processes of a push check.
    */
   flushIfPending(): Promise<void> {
-    return this.pending ? this.flush() : Promise.resolve();
+    return this.pending ? this.flushPaced() : Promise.resolve();
+  }
+
+  /**
+   * flush(), but its push not sooner than the pace after the previous push (see `paceMs`): what is
+   * queued is committed now (so commits keep the order of the transitions), and one push, when the
+   * pace allows, carries everything committed until then. Resolves when the commits are made.
+   */
+  private flushPaced(): Promise<void> {
+    const wait = this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now();
+    if (wait <= 0 && this.pacedTimer === undefined) return this.flush();
+    this.pacedTimer ??= setTimeout(() => {
+      this.pacedTimer = undefined;
+      if (!this.closed) this.flush().catch(() => undefined);
+    }, Math.max(0, wait));
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const run = this.chain.then(async () => {
+      const updates = this.queued;
+      this.queued = [];
+      const t = performance.now();
+      if (updates.length > 0) await this.commitAll(updates);
+      this.timings.commitMs += performance.now() - t;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   /** Stops the coalescing timer and the retries (call flush() first to keep queued updates). */
   close(): void {
     this.closed = true;
+    if (this.pacedTimer) { clearTimeout(this.pacedTimer); this.pacedTimer = undefined; }
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
   }
@@ -189,13 +266,17 @@ export class StatusWriter {
     return this.queued.length;
   }
 
-  private async base(): Promise<string | undefined> {
-    return (await this.options.mirror.revParse(this.pendingRef)) ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
-  }
-
   private async commitAll(updates: StatusUpdate[]): Promise<void> {
-    let tip = await this.base();
-    for (const update of updates) tip = await this.commitOne(tip, update.path, update.content === null ? null : new TextEncoder().encode(update.content), this.messageOf(update));
+    const pending = await this.options.mirror.revParse(this.pendingRef);
+    // Nothing pending: the chain this writer starts is all its own, and known in memory.
+    if (pending === undefined) this.unpushed = [];
+    let tip = pending ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
+    for (const update of updates) {
+      const content = update.content === null ? null : new TextEncoder().encode(update.content);
+      const message = this.messageOf(update);
+      tip = await this.commitOne(tip, update.path, content, message);
+      this.unpushed?.push({ sha: tip, path: update.path, content, message, term: this.options.fence?.term });
+    }
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
     this.mayHaveUnpushed = true;
   }
@@ -217,26 +298,42 @@ export class StatusWriter {
     const attempts = this.options.maxAttempts ?? 8;
     for (let attempt = 1; ; attempt++) {
       const tip = await mirror.revParse(this.pendingRef);
-      if (tip === undefined) { this.mayHaveUnpushed = false; return; }
+      if (tip === undefined) { this.unpushed = []; this.mayHaveUnpushed = false; return; }
+      let t = performance.now();
       try {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
         this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
+        this.timings.pushMs += performance.now() - t;
+        this.lastPushAt = Date.now();
+        // Through at the first attempt: the branch is less contended than the pace assumed.
+        if (attempt === 1) this.pace = this.pace <= (this.options.paceMs ?? 500) ? 0 : this.pace / 2;
         this.pushes += 1;
         await mirror.setRef(this.pendingRef, undefined);
+        this.unpushed = [];
         this.mayHaveUnpushed = false;
         return;
       } catch (err) {
         if (!(err instanceof GitPushRejectedError)) throw err;
+        this.timings.rejectedPushMs += performance.now() - t;
+        this.timings.rejections += 1;
+        this.lastPushAt = Date.now();
+        this.pace = Math.min(this.options.paceMaxMs ?? 8000, Math.max(this.options.paceMs ?? 500, this.pace * 2));
         this.options.onRetry?.(attempt);
         if (attempt >= attempts) throw new StatusPushError(branch, attempt, err);
         // The pause comes before the fetch, never between the fetch and the push: the branch tip this
         // push is rebuilt on must be as fresh as possible when it is pushed, or another shard member
         // pushes in between and the push is rejected again (4 members pushing livelocked for minutes).
         const delay = (this.options.backoffMs ?? 100) * 2 ** (attempt - 1);
+        t = performance.now();
         await (this.options.sleep ?? sleep)(delay / 2 + Math.random() * delay);
+        this.timings.pauseMs += performance.now() - t;
+        t = performance.now();
         await mirror.fetch(branch);
+        this.timings.fetchMs += performance.now() - t;
+        t = performance.now();
         await this.replay(tip);
+        this.timings.replayMs += performance.now() - t;
       }
     }
   }
@@ -247,26 +344,44 @@ export class StatusWriter {
    * dropped, not replayed over the new leader's record (which it derived without them).
    */
   private async replay(tip: string): Promise<void> {
-    const { mirror, store, branch } = this.options;
+    const { mirror, branch } = this.options;
     const remote = await mirror.revParse(trackingRef(branch));
-    const newer = remote === undefined ? undefined : await this.newestTerm(remote, tip);
-    const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
+    // Only commits that carry a lease term can be outdated by a newer one (shard members' carry none).
+    const known = this.unpushed !== undefined && this.unpushed.at(-1)?.sha === tip ? this.unpushed : undefined;
+    const termed = known === undefined || known.some((c) => c.term !== undefined);
+    const newer = remote === undefined || !termed ? undefined : await this.newestTerm(remote, tip);
+    const commits = known ?? (await this.readUnpushed(tip, remote));
     let base = remote;
     let dropped = 0;
+    const rebuilt: UnpushedCommit[] = [];
+    for (const c of commits) {
+      if (newer !== undefined && c.term !== undefined && c.term < newer) { dropped++; continue; }
+      base = await this.commitOne(base, c.path, c.content, c.message);
+      rebuilt.push({ ...c, sha: base });
+      this.timings.replayedCommits += 1;
+    }
+    await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
+    this.unpushed = rebuilt;
+    if (dropped > 0) this.options.onDropped?.(dropped);
+    const mine = this.options.fence?.term;
+    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
+  }
+
+  /** The unpushed status commits ending at `tip` (not on `remote`), read back from the clone, oldest first. */
+  private async readUnpushed(tip: string, remote: string | undefined): Promise<UnpushedCommit[]> {
+    const { mirror, store } = this.options;
+    const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
+    const out: UnpushedCommit[] = [];
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
       const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
       const trailers = parseTrailers(commit.message);
       const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
-      const term = Number(trailer(trailers, LEASE_TERM_TRAILER) ?? Number.NaN);
-      if (newer !== undefined && term < newer) { dropped++; continue; }
+      const term = trailer(trailers, LEASE_TERM_TRAILER);
       const tree = await store.at(sha);
-      base = await this.commitOne(base, path, (await tree.read(path)) ?? null, commit.message);
+      out.push({ sha, path, content: (await tree.read(path)) ?? null, message: commit.message, term: term !== undefined && /^\d+$/.test(term) ? Number(term) : undefined });
     }
-    await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
-    if (dropped > 0) this.options.onDropped?.(dropped);
-    const mine = this.options.fence?.term;
-    if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
+    return out;
   }
 
   /** The newest lease term among the status commits the branch gained that `tip` does not have. */

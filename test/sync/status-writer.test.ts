@@ -97,6 +97,64 @@ describe('writing status back to Git', () => {
     expect(bob.git('log', '-1', '--format=%s')).toBe('prod/queue: deploy started');
   });
 
+  it('GIVEN a rejected push of commits this writer made WHEN they are rebuilt on the fetched tip THEN from memory: no git command besides the fetch and the push, same commits', async () => {
+    const { mirror } = await agent('rebuild-from-memory');
+    const ops: string[] = [];
+    const read = mirror.read.bind(mirror);
+    const fetch = mirror.fetch.bind(mirror);
+    const push = mirror.push.bind(mirror);
+    mirror.read = async (args) => { ops.push(args[0] ?? ''); return read(args); };
+    mirror.fetch = async (branch) => { ops.push('fetch'); return fetch(branch); };
+    mirror.push = async (sha, branch) => { ops.push('push'); return push(sha, branch); };
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 50, backoffMs: 5 });
+    bob.write('instances/prod/memory.yaml', 'framework: redis\n');
+    const theirs = bob.commit('add memory');
+    await bob.push();
+    writer.submit(update('memory', 'IN_PROGRESS', 'plan-started'));
+    writer.submit(update('memory', 'COMPLETE'));
+    await writer.flush();
+    // Listing and re-reading each unpushed commit (rev-list, log, a commit and tree read each) made a
+    // member that lost races slower to try again the more commits it had waiting.
+    expect(ops).toEqual(['push', 'fetch', 'push']);
+    expect(writer.timings.replayedCommits).toBe(2);
+    await bob.pull();
+    expect(bob.git('log', '-3', '--format=%s').split('\n')).toEqual(['prod/memory: deploy COMPLETE in 42s', 'prod/memory: deploy started', 'add memory']);
+    expect(bob.git('rev-parse', 'HEAD~2')).toBe(theirs);
+    expect(bob.git('show', 'HEAD~1:status/prod/memory.yaml')).toBe('state: IN_PROGRESS');
+    expect(bob.git('show', 'HEAD:status/prod/memory.yaml')).toBe('state: COMPLETE');
+    expect(bob.git('show', 'HEAD:instances/prod/memory.yaml')).toBe('framework: redis');
+  });
+
+  it('GIVEN a writer whose push was rejected WHEN transitions keep arriving within its pace THEN each is committed at once, in order, and they share one later push', async () => {
+    const { mirror } = await agent('paced');
+    // A pace far longer than the test: the paced push never fires on its own here; flush() pushes.
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 60_000, backoffMs: 5, paceMs: 60_000, paceMaxMs: 60_000 });
+    try {
+      bob.write('instances/prod/paced.yaml', 'framework: redis\n');
+      bob.commit('add paced');
+      await bob.push();
+      writer.submit(update('paced', 'IN_PROGRESS', 'plan-started'));
+      await writer.flush();
+      expect(writer.timings.rejections).toBe(1);
+      expect(writer.pushes).toBe(1);
+      // A member that lost a race pushed every transition on its own and raced again each time.
+      writer.submit(update('paced', 'IN_PROGRESS', 'phase-complete'));
+      await writer.flushIfPending();
+      writer.submit(update('paced', 'COMPLETE'));
+      await writer.flushIfPending();
+      expect(writer.pushes).toBe(1);
+      const pending = await mirror.revParse(writer.pendingRef);
+      expect(pending).toBeDefined();
+      await writer.flush();
+      expect(writer.pushes).toBe(2);
+      await bob.pull();
+      expect(bob.git('log', '-4', '--format=%s').split('\n')).toEqual(['prod/paced: deploy COMPLETE in 42s', 'prod/paced: deploy phase ? complete', 'prod/paced: deploy started', 'add paced']);
+      expect(bob.git('rev-parse', 'HEAD')).toBe(pending);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('GIVEN an agent whose push kept failing WHEN a new agent starts on the same clone THEN the queued commits are pushed, none lost', async () => {
     const first = await agent('restart', { maxAttempts: 1 });
     bob.write('README.md', 'moved on\n');
