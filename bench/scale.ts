@@ -53,7 +53,7 @@ function smallFramework(): Record<string, string> {
   };
 }
 
-interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
+interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void>; peakAt?: { seconds: number; done: number } }
 
 /**
  * The agent's template sandbox processes, by /proc's children lists (not the short-lived kubeconfig
@@ -121,9 +121,14 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const client = await createKubeClient({ url });
   const proxies: RecordingProxy[] = [];
   const agents: AgentProc[] = [];
+  // When each agent's peak RSS was reached (seconds since start, instances COMPLETE then): where to look for it.
+  let doneNow = 0;
+  let startedAt = Date.now();
   const sampler = setInterval(() => {
     for (const a of agents) {
-      a.peakKiB = Math.max(a.peakKiB, rssKiB(a.child.pid));
+      const kib = rssKiB(a.child.pid);
+      if (kib > a.peakKiB) a.peakAt = { seconds: Math.round((Date.now() - startedAt) / 1000), done: doneNow };
+      a.peakKiB = Math.max(a.peakKiB, kib);
       a.childrenPeakKiB = Math.max(a.childrenPeakKiB, childPids(a.child.pid).reduce((sum, p) => sum + rssKiB(p), 0));
     }
   }, 500);
@@ -145,6 +150,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     git(env, work, 'push', '--quiet', origin, 'HEAD:refs/heads/main');
 
     const started = Date.now();
+    startedAt = started;
     for (let i = 0; i < agentCount; i++) {
       const proxy = await recordingProxy(url);
       proxies.push(proxy);
@@ -186,6 +192,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     let heapTaken = false;
     for (;;) {
       const done = (await completed()).size;
+      doneNow = done;
       if (done >= n) break;
       for (const a of agents) {
         if (a === victim && killedAt !== undefined) continue;
@@ -216,7 +223,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
+    doneNow = n;
     const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
+    const peakAtCompleteKiB = agents.map((a) => rssKiB(a.child.pid));
     // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
 
@@ -275,6 +284,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
       peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),
       rssMiBAtCompletePerAgent: rssAtCompleteKiB.map((k) => Math.round(k / 1024)),
+      peakRssMiBUntilCompletePerAgent: peakAtCompleteKiB.map((k) => Math.round(k / 1024)),
+      peakRssReachedPerAgent: agents.map((a) => a.peakAt ?? null),
       peakRssMiBSandboxPerAgent: agents.map((a) => Math.round(a.childrenPeakKiB / 1024)),
       lostStatusCommits: lost,
       historyDefects: history.defects.length,
