@@ -3,9 +3,9 @@
  * (issue #20: at most 1.2x a bare `git fetch`), without running its plans again. DIR is a bare
  * repository whose instances are all COMPLETE in their status files, e.g. one kept by
  * `npm run bench -- scale --keep-repo DIR`. An agent (simulated cluster in its own process) clones it
- * and makes its first pass; then, alternating, rounds of: an idle poll (Agent.pass), a bare `git fetch`
- * of it into a repository that already has it, and the agent's own fetch alone (its mirror, no agent
- * logic). Medians.
+ * and makes its first pass; then rounds of: an idle poll (Agent.pass), a bare `git fetch` of it into a
+ * repository that already has it, and the agent's own fetch alone (its mirror, no agent logic), in an
+ * order that turns every round. Medians.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const mirror = new GitMirror({ dir: join(dir, 'agent'), remote: { url: repo, auth: { kind: 'none' } }, env });
     const agent = new Agent({ mirror, branch: 'main', client, checkpoints: new ConfigMapCheckpointStore(client), hooks: defaultHooks(), renderer, author: { name: 'Bench', email: 'b@example.com' }, concurrency: 16 });
     await agent.start();
-    let t = performance.now();
+    const t = performance.now();
     const first = await agent.pass();
     const firstPassMs = performance.now() - t;
     if (first.reports.length > 0) throw new Error(`the first pass ran plans (is every instance COMPLETE?): ${first.reports.slice(0, 5).map((x) => `${x.instance} ${x.outcome.kind}`).join(', ')}`);
@@ -52,17 +52,27 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const pollMs: number[] = [];
     const fetchMs: number[] = [];
     const mirrorFetchMs: number[] = [];
+    const steps: (() => Promise<void>)[] = [
+      async () => {
+        const t0 = performance.now();
+        const r = await agent.pass();
+        pollMs.push(performance.now() - t0);
+        if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.slice(0, 5).map((x) => `${x.instance} ${x.outcome.kind}`).join(', ')}`);
+      },
+      async () => {
+        const t0 = performance.now();
+        git(plain, 'fetch', '--quiet', '--no-tags', repo, '+refs/heads/main:refs/remotes/origin/main');
+        fetchMs.push(performance.now() - t0);
+      },
+      async () => {
+        const t0 = performance.now();
+        await mirror.fetch('main');
+        mirrorFetchMs.push(performance.now() - t0);
+      },
+    ];
+    // The order turns every round, so that no measurement always comes first (or after the same one).
     for (let i = 0; i < rounds; i++) {
-      t = performance.now();
-      const r = await agent.pass();
-      pollMs.push(performance.now() - t);
-      if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.slice(0, 5).map((x) => `${x.instance} ${x.outcome.kind}`).join(', ')}`);
-      t = performance.now();
-      git(plain, 'fetch', '--quiet', '--no-tags', repo, '+refs/heads/main:refs/remotes/origin/main');
-      fetchMs.push(performance.now() - t);
-      t = performance.now();
-      await mirror.fetch('main');
-      mirrorFetchMs.push(performance.now() - t);
+      for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]?.();
     }
     await agent.stop();
     const poll = median(pollMs);

@@ -272,18 +272,21 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const fetchMs: number[] = [];
     // The agent's fetch alone (its mirror, no agent logic): tells a slow fetch from work beside it.
     const mirrorFetchMs: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      let t = performance.now();
-      const r = await idle.pass();
-      pollMs.push(performance.now() - t);
-      if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
-      t = performance.now();
-      git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main');
-      fetchMs.push(performance.now() - t);
-      t = performance.now();
-      await mirror.fetch('main');
-      mirrorFetchMs.push(performance.now() - t);
-    }
+    const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
+      const t = performance.now();
+      await op();
+      into.push(performance.now() - t);
+    };
+    const steps = [
+      () => timed(pollMs, async () => {
+        const r = await idle.pass();
+        if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
+      }),
+      () => timed(fetchMs, () => Promise.resolve(git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main'))),
+      () => timed(mirrorFetchMs, () => mirror.fetch('main')),
+    ];
+    // The order turns every round, so that no measurement always comes first (or after the same one).
+    for (let i = 0; i < 11; i++) for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]?.();
     await idle.stop();
     const poll = median(pollMs);
     const fetch = median(fetchMs);

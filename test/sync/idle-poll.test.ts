@@ -38,7 +38,7 @@ describe('an idle poll of a settled repository', () => {
         const poll = await h.agent.pass();
         expect(poll.reports).toEqual([]);
       }
-      expect(gitRuns.mock.calls.map((c) => (c[0] as string[])[0])).toEqual(['fetch', 'fetch', 'fetch']);
+      expect(gitRuns.mock.calls.map((c) => (c[0] as unknown as string[])[0])).toEqual(['fetch', 'fetch', 'fetch']);
       expect(objectReads.map((s) => s.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
       expect(checkpointReads).not.toHaveBeenCalled();
       expect(apiCalls.map((s) => s.mock.calls.length)).toEqual([0, 0, 0, 0, 0, 0]);
