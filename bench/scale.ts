@@ -53,7 +53,7 @@ function smallFramework(): Record<string, string> {
   };
 }
 
-interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void> }
+interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void>; peakAt?: { seconds: number; done: number; stopping: boolean; lastLogs: string[] } }
 
 /**
  * The agent's template sandbox processes, by /proc's children lists (not the short-lived kubeconfig
@@ -103,6 +103,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // (JSON, one a line) beside it, into a directory kept after the run (its path is in the figures).
   // `--agent-node-options "..."`: NODE_OPTIONS of the agent processes (V8 heap settings, docs/scale-out.md).
   const agentNodeOptions = stringArg(args, 'agent-node-options');
+  // `--keep-repo DIR`: copy the finished repository (bare) to DIR, for `npm run bench -- idle-poll --repo DIR`.
+  const keepRepo = stringArg(args, 'keep-repo');
   const profDir = args.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'baton-bench-prof-')) : undefined;
   // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
   // times its cores, a starved agent misses short deadlines and (rightly) stops.
@@ -121,9 +123,16 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const client = await createKubeClient({ url });
   const proxies: RecordingProxy[] = [];
   const agents: AgentProc[] = [];
+  // When each agent's peak RSS was reached (seconds since start, instances COMPLETE then): where to look for it.
+  let doneNow = 0;
+  let stopping = false;
+  let startedAt = Date.now();
   const sampler = setInterval(() => {
     for (const a of agents) {
-      a.peakKiB = Math.max(a.peakKiB, rssKiB(a.child.pid));
+      const kib = rssKiB(a.child.pid);
+      // With the agent's last log lines then (what it was doing), and whether it had been told to stop.
+      if (kib > a.peakKiB) a.peakAt = { seconds: Math.round((Date.now() - startedAt) / 1000), done: doneNow, stopping, lastLogs: a.logs.slice(-3).map((l) => l.slice(0, 160)) };
+      a.peakKiB = Math.max(a.peakKiB, kib);
       a.childrenPeakKiB = Math.max(a.childrenPeakKiB, childPids(a.child.pid).reduce((sum, p) => sum + rssKiB(p), 0));
     }
   }, 500);
@@ -145,6 +154,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     git(env, work, 'push', '--quiet', origin, 'HEAD:refs/heads/main');
 
     const started = Date.now();
+    startedAt = started;
     for (let i = 0; i < agentCount; i++) {
       const proxy = await recordingProxy(url);
       proxies.push(proxy);
@@ -186,6 +196,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     let heapTaken = false;
     for (;;) {
       const done = (await completed()).size;
+      doneNow = done;
       if (done >= n) break;
       for (const a of agents) {
         if (a === victim && killedAt !== undefined) continue;
@@ -216,7 +227,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
+    doneNow = n;
     const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
+    const peakAtCompleteKiB = agents.map((a) => rssKiB(a.child.pid));
     // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
 
@@ -244,6 +257,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     if (profDir !== undefined) writeFileSync(join(profDir, 'origin-log.txt'), git(env, origin, 'log', '--format=%ct %an %(trailers:key=Baton-Instance,valueonly,separator=%x2C) %(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'));
 
     // Idle poll of the repository by an agent vs a bare git fetch, alternating.
+    stopping = true;
     for (const a of agents) a.child.kill('SIGTERM');
     await Promise.all(agents.map((a) => Promise.race([a.exited, sleep(30_000)])));
     const mirror = new GitMirror({ dir: join(dir, 'idle'), remote: { url: origin, auth: { kind: 'none' } }, env });
@@ -253,17 +267,26 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const fetchDir = join(dir, 'plain-fetch.git');
     git(env, dir, 'init', '--bare', '--quiet', fetchDir);
     git(env, fetchDir, 'fetch', '--quiet', origin, '+refs/heads/main:refs/remotes/origin/main');
+    if (keepRepo !== undefined) git(env, dir, 'clone', '--bare', '--quiet', '--no-local', origin, keepRepo);
     const pollMs: number[] = [];
     const fetchMs: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      let t = performance.now();
-      const r = await idle.pass();
-      pollMs.push(performance.now() - t);
-      if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
-      t = performance.now();
-      git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main');
-      fetchMs.push(performance.now() - t);
-    }
+    // The agent's fetch alone (its mirror, no agent logic): tells a slow fetch from work beside it.
+    const mirrorFetchMs: number[] = [];
+    const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
+      const t = performance.now();
+      await op();
+      into.push(performance.now() - t);
+    };
+    const steps = [
+      () => timed(pollMs, async () => {
+        const r = await idle.pass();
+        if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
+      }),
+      () => timed(fetchMs, () => Promise.resolve(git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main'))),
+      () => timed(mirrorFetchMs, () => mirror.fetch('main')),
+    ];
+    // The order turns every round, so that no measurement always comes first (or after the same one).
+    for (let i = 0; i < 11; i++) for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]?.();
     await idle.stop();
     const poll = median(pollMs);
     const fetch = median(fetchMs);
@@ -275,6 +298,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       allCompleteSeconds: Math.round(allCompleteMs / 100) / 10,
       peakRssMiBPerAgent: agents.map((a) => Math.round(a.peakKiB / 1024)),
       rssMiBAtCompletePerAgent: rssAtCompleteKiB.map((k) => Math.round(k / 1024)),
+      peakRssMiBUntilCompletePerAgent: peakAtCompleteKiB.map((k) => Math.round(k / 1024)),
+      peakRssReachedPerAgent: agents.map((a) => a.peakAt ?? null),
       peakRssMiBSandboxPerAgent: agents.map((a) => Math.round(a.childrenPeakKiB / 1024)),
       lostStatusCommits: lost,
       historyDefects: history.defects.length,
@@ -285,6 +310,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       rerunSteps,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
+      idleMirrorFetchMs: Math.round(median(mirrorFetchMs)),
       idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
       ...(heapDir !== undefined ? { heapSnapshotDir: heapDir } : {}),
       ...(profDir !== undefined ? { cpuProfileDir: profDir } : {}),
