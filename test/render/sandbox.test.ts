@@ -282,3 +282,23 @@ describe('runDeferred: outputs parsed when taken', () => {
     expect((await closed.runDeferred(job('a: 1')))()).toEqual([{ ok: false, kind: 'internal', file: 't/d.yaml.ejs', line: 0, message: 'the renderer is closed' }]);
   });
 });
+
+describe('reply encoding', () => {
+  it('a job mixing non-ASCII documents and a failure comes back render by render, exactly', async () => {
+    const texts = ['a: "é ✓ 𝄞 \\u2028"\n---\nb: [x, "ü"]', 'v: <%= undefined %>', 'c: <%= params.NAME %>'];
+    const compiled = texts.map((text, i) => {
+      const c = compileTemplate({ name: `e${i}.yaml.ejs`, file: `t/e${i}.yaml.ejs`, text, id: `e${i}:${text}` });
+      if (!c.ok) throw new Error(c.problem.message);
+      return c.compiled;
+    });
+    const outputs = await renderer.run({
+      base,
+      renders: compiled.map((c) => ({ key: c.key, file: c.file, plan: { name: 'deploy', phase: 'p', step: 's', args: {} } })),
+      partials: Object.fromEntries(compiled.map((c) => [c.name, c.key])),
+      defines: compiled,
+    });
+    expect(outputs[0]).toEqual({ ok: true, docs: [{ index: 0, value: { a: 'é ✓ 𝄞 \u2028' } }, { index: 1, value: { b: ['x', 'ü'] } }] });
+    expect(outputs[1]).toMatchObject({ ok: false, kind: 'undefined', file: 't/e1.yaml.ejs', line: 1 });
+    expect(outputs[2]).toEqual({ ok: true, docs: [{ index: 0, value: { c: 'x\nkind: Secret' } }] });
+  });
+});
