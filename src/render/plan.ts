@@ -197,7 +197,8 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
 
   for (const [i, r] of renders.entries()) r.key = compiled.get(slots[i]!.template)!.key;
   const labels = standardLabels(fw.name, instance.name, fw.version);
-  const outputs = await input.renderer.run({
+  // Deferred: the outputs are parsed here, after the wait, so nothing the (long-waiting) promise holds keeps them alive.
+  const takeOutputs = await input.renderer.runDeferred({
     base: {
       instance: { name: instance.name, namespace: instance.namespace },
       framework: { name: fw.name, version: fw.version, appVersion: fw.decl.appVersion },
@@ -210,6 +211,7 @@ async function renderUncached(input: RenderPlanInput): Promise<RenderResult> {
     partials,
     defines,
   });
+  const outputs = takeOutputs();
 
   const plan = fw.decl.plans[input.plan]!;
   const steps: BatchAction[][][] = plan.phases.map((ph) => ph.steps.map(() => []));

@@ -52,6 +52,10 @@ const EDGE_CASES = [
   'k:\n-\n- a', '-\n  a: 1', 'k: "\t"', 'k:\ta', '\ufeffa: 1', 'a: 1\r\nb: 2', 'k: "\u0001"', 'k: é ✓', 'é: ✓', 'k: [1, 2.5, -3, 0x1F, true, ~, null]',
   'k: { a: 1, a: 2 }', 'k: { "a": 1, a: 2 }', 'k: {1: a, 0x1: b}', 'a:\n  - b\n  -\n  - c', 'a: 1\n  # indented comment\nb: 2', 'k: a  ', 'k:    a',
   'k: |-\n  x\n\n', 'k: |\n  x\n---\nj: 1', 'k: |\n  # not a comment\n  x', 'k: |  # header comment\n  x', 'k: |\n  x\n # c\nj: 1',
+  // Plain scalars and keys written as JSON by quoting alone unless they hold a quote or a backslash; quoted keys with escapes;
+  // a line looked at twice (a value, then the next entry), and a '- key:' line rewritten after being looked at.
+  'k: a"b', 'k: a\\b', 'k: C:\\dir\\x"y', 'a"b: 1', 'a\\b: 1', 'k: [a"b, c\\d]', 'k: {a"b: c\\d}', '"a\\nb": 1', '"a\\u0001": 1', '"\\ud800x": 1',
+  "'a\"b': 1", 'k: {"a\\tb": 1}', 'k: 1e3\nj: 0x1F', '1e3: a\n.inf: b\nfalse: c', 'k: ✓"é', '- a: 1\n  b: 2\n-   c: 3\n    d: 4\n- e', '- a: 1\n- b: 2\n  c:\n  - d: 3',
 ];
 
 describe('fast YAML path', () => {
@@ -63,6 +67,13 @@ describe('fast YAML path', () => {
     for (const text of ['a: 1\nb:\n  c: [x, "y", 2]\n  d:\n    - e: f\n      g: |\n        line\n', 'k: {name: a, value: "1"}\n---\nj: - x\n'.split('---\n')[0]!]) {
       expect(check(text), text).toBe(true);
     }
+  });
+
+  it('takes plain scalars and keys holding quotes or backslashes, escaped keys and rewritten sequence entries, exactly', () => {
+    for (const text of ['k: a"b', 'k: C:\\dir\\x"y', 'a"b: 1', 'a\\b: 1', 'k: [a"b, c\\d]', 'k: {a"b: c\\d}', '"a\\nb": 1', '"a\\u0001": 1', 'k: {"a\\tb": 1}', '1e3: a\n.inf: b\nfalse: c', '- a: 1\n  b: 2\n-   c: 3\n    d: 4\n- e']) {
+      expect(check(text), text).toBe(true);
+    }
+    expect(fastYaml('a"b: c\\d\nk: [x"]')).toEqual(['{"a\\"b":"c\\\\d","k":["x\\""]}']);
   });
 
   const outputs = renderedOutputs();

@@ -14,7 +14,7 @@ const SITE = 'instances/apps/site.yaml';
 
 describe('render cache', () => {
   it('GIVEN the same inputs twice THEN the sandbox renders once and each caller gets its own copy', async () => {
-    const run = vi.spyOn(renderer, 'run');
+    const run = vi.spyOn(renderer, 'runDeferred');
     const tree = miniRepo({ 'instances/apps/site.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 1.0.0\nparams: { VALUE: once }\n' });
     const first = await renderInstancePlan(tree, SITE, { renderer });
     const second = await renderInstancePlan(miniRepo({ 'instances/apps/site.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 1.0.0\nparams: { VALUE: once }\n' }), SITE, { renderer });
@@ -34,7 +34,7 @@ describe('render cache', () => {
     ['other plan arguments', {}, { args: { X: '1' } }],
   ])('GIVEN %s THEN it renders again', async (_name, files, options) => {
     await renderInstancePlan(miniRepo(), SITE, { renderer });
-    const run = vi.spyOn(renderer, 'run');
+    const run = vi.spyOn(renderer, 'runDeferred');
     const r = await renderInstancePlan(miniRepo(files), SITE, { renderer, ...options });
     expect(r.ok).toBe(true);
     expect(run).toHaveBeenCalledTimes(1);
@@ -43,7 +43,7 @@ describe('render cache', () => {
 
   it('GIVEN a render that fails THEN it is not kept: the next call renders again', async () => {
     const tree = miniRepo({ 'frameworks/web/1.0.0/templates/main.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.nme %>\n' });
-    const run = vi.spyOn(renderer, 'run');
+    const run = vi.spyOn(renderer, 'runDeferred');
     expect((await renderInstancePlan(tree, SITE, { renderer })).ok).toBe(false);
     expect((await renderInstancePlan(tree, SITE, { renderer })).ok).toBe(false);
     expect(run).toHaveBeenCalledTimes(2);
@@ -52,7 +52,7 @@ describe('render cache', () => {
 
   it('GIVEN the agent path (render a plan, then the lifecycle plans for pruning) THEN each plan renders once per content', async () => {
     const tree = miniRepo({ 'instances/apps/site.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 1.0.0\nparams: { VALUE: agent }\n' });
-    const run = vi.spyOn(renderer, 'run');
+    const run = vi.spyOn(renderer, 'runDeferred');
     const source = await loadInstanceSource(tree, SITE, renderer);
     await source.render('deploy', {});
     await source.renderedObjects();
@@ -67,7 +67,7 @@ describe('render cache', () => {
   it('GIVEN a renderer with the cache turned off (the render bench) THEN every call renders', async () => {
     const { Renderer } = await import('../../src/render/index.js');
     const off = new Renderer({ cacheEntries: 0 });
-    const run = vi.spyOn(off, 'run');
+    const run = vi.spyOn(off, 'runDeferred');
     await renderInstancePlan(miniRepo(), SITE, { renderer: off });
     await renderInstancePlan(miniRepo(), SITE, { renderer: off });
     expect(run).toHaveBeenCalledTimes(2);

@@ -253,3 +253,52 @@ describe('determinism', () => {
     expect(a).toBe(b);
   });
 });
+
+describe('runDeferred: outputs parsed when taken', () => {
+  const job = (text: string): Parameters<typeof renderer.run>[0] => {
+    const c = compileTemplate({ name: 'd.yaml.ejs', file: 't/d.yaml.ejs', text, id: `d:${text}` });
+    if (!c.ok) throw new Error(c.problem.message);
+    return { base, renders: [{ key: c.compiled.key, file: 't/d.yaml.ejs', plan: { name: 'deploy', phase: 'p', step: 's', args: {} } }], partials: { 'd.yaml.ejs': c.compiled.key }, defines: [c.compiled] };
+  };
+
+  it('gives the same outputs as run(), once; a second take is an internal failure, not the outputs again', async () => {
+    const text = 'kind: ConfigMap\nname: <%= instance.name %>\n---\nn: <%= params.COUNT %>';
+    const take = await renderer.runDeferred(job(text));
+    const outputs = take();
+    expect(outputs).toEqual(await renderer.run(job(text)));
+    expect(outputs).toEqual([{ ok: true, docs: [{ index: 0, value: { kind: 'ConfigMap', name: 'site' } }, { index: 1, value: { n: 3 } }] }]);
+    expect(take()).toEqual([{ ok: false, kind: 'internal', file: '', line: 0, message: 'the outputs of this job were taken already' }]);
+  });
+
+  it('a failed render is delivered the same way, located', async () => {
+    const [out] = (await renderer.runDeferred(job('a: 1\nv: <%= undefined %>')))();
+    expect(out).toMatchObject({ ok: false, kind: 'undefined', file: 't/d.yaml.ejs', line: 2 });
+  });
+
+  it('an empty job and a closed renderer answer at once', async () => {
+    expect((await renderer.runDeferred({ ...job('a: 1'), renders: [] }))()).toEqual([]);
+    const closed = testRenderer();
+    await closed.close();
+    expect((await closed.runDeferred(job('a: 1')))()).toEqual([{ ok: false, kind: 'internal', file: 't/d.yaml.ejs', line: 0, message: 'the renderer is closed' }]);
+  });
+});
+
+describe('reply encoding', () => {
+  it('a job mixing non-ASCII documents and a failure comes back render by render, exactly', async () => {
+    const texts = ['a: "é ✓ 𝄞 \\u2028"\n---\nb: [x, "ü"]', 'v: <%= undefined %>', 'c: <%= params.NAME %>'];
+    const compiled = texts.map((text, i) => {
+      const c = compileTemplate({ name: `e${i}.yaml.ejs`, file: `t/e${i}.yaml.ejs`, text, id: `e${i}:${text}` });
+      if (!c.ok) throw new Error(c.problem.message);
+      return c.compiled;
+    });
+    const outputs = await renderer.run({
+      base,
+      renders: compiled.map((c) => ({ key: c.key, file: c.file, plan: { name: 'deploy', phase: 'p', step: 's', args: {} } })),
+      partials: Object.fromEntries(compiled.map((c) => [c.name, c.key])),
+      defines: compiled,
+    });
+    expect(outputs[0]).toEqual({ ok: true, docs: [{ index: 0, value: { a: 'é ✓ 𝄞 \u2028' } }, { index: 1, value: { b: ['x', 'ü'] } }] });
+    expect(outputs[1]).toMatchObject({ ok: false, kind: 'undefined', file: 't/e1.yaml.ejs', line: 1 });
+    expect(outputs[2]).toEqual({ ok: true, docs: [{ index: 0, value: { c: 'x\nkind: Secret' } }] });
+  });
+});

@@ -27,17 +27,28 @@ export const FAST_YAML_SOURCE = String.raw`
 
   // Words a plain scalar starting with a letter may resolve from (null and bool of the core schema); any other
   // such scalar is a string, and skips the resolvers (the float one is a regular expression per scalar).
-  var WORDS = { null: 1, Null: 1, NULL: 1, true: 1, True: 1, TRUE: 1, false: 1, False: 1, FALSE: 1 };
+  // Compared one by one: looking a fresh string up as a property name (an object of the words) cost more.
+  function isWord(s) {
+    return s === 'null' || s === 'true' || s === 'false' || s === 'Null' || s === 'True' || s === 'False' || s === 'NULL' || s === 'TRUE' || s === 'FALSE';
+  }
   function resolvePlain(s) {
     var c = s.charCodeAt(0);
-    if (((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) && (s.length > 5 || WORDS[s] !== 1)) return s;
+    if (((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) && (s.length > 5 || !isWord(s))) return s;
     for (var i = 0; i < implicit.length; i++) {
       var t = implicit[i];
       if (t.resolve(s)) return t.construct(s);
     }
     return s;
   }
-  function scalarJson(s) { var j = JSON.stringify(resolvePlain(s)); return j === undefined ? 'null' : j; }
+  // Plain scalars come from the text, which has passed the checks at the top of fastYaml (no control characters,
+  // no lone surrogates): as JSON, such a string only needs quotes, unless it holds a quote or a backslash.
+  function plainJson(s) { return s.indexOf('"') < 0 && s.indexOf('\\') < 0 ? '"' + s + '"' : JSON.stringify(s); }
+  function scalarJson(s) {
+    var v = resolvePlain(s);
+    if (v === s) return plainJson(s);
+    var j = JSON.stringify(v);
+    return j === undefined ? 'null' : j;
+  }
   function keyString(s) {
     var k = String(resolvePlain(s));
     if (k === '__proto__' || k === '<<') decline();
@@ -45,24 +56,23 @@ export const FAST_YAML_SOURCE = String.raw`
   }
 
   var lines, pos, end;
+  // The last line skipBlank stopped at and its indent: a line is looked at again right after (noContinuation, then
+  // the next entry). Reset for every text and whenever a line is rewritten.
+  var seenPos = -1, seenIndent = 0;
 
   function indentOf(line) { var i = 0; while (line.charCodeAt(i) === 32) i++; return i; }
   /** Moves pos to the next line with content; returns its indent (-1 at the end). */
   function skipBlank() {
+    if (pos === seenPos && pos < end) return seenIndent;
     for (; pos < end; pos++) {
       var line = lines[pos], i = 0;
       while (line.charCodeAt(i) === 32) i++;
-      if (i < line.length && line.charCodeAt(i) !== 35) return i;
+      if (i < line.length && line.charCodeAt(i) !== 35) { seenPos = pos; seenIndent = i; return i; }
     }
     return -1;
   }
-  // Keys repeat (name, labels, app.kubernetes.io/name...): their JSON text is kept.
-  var keyJson = new Map();
-  function jsonKey(k) {
-    var j = keyJson.get(k);
-    if (j === undefined) { j = JSON.stringify(k); if (keyJson.size < 4096) keyJson.set(k, j); }
-    return j;
-  }
+  /** A key's JSON text: a plain key is text of the document (or a number's or a word's string), a quoted one anything. */
+  function jsonKey(k, quoted) { return quoted ? JSON.stringify(k) : plainJson(k); }
   function isSeqEntry(line, ind) { return line.charCodeAt(ind) === 45 && (line.length === ind + 1 || line.charCodeAt(ind + 1) === 32); }
 
   /** The rest of a line after a value: nothing, or spaces and a comment. */
@@ -171,7 +181,7 @@ export const FAST_YAML_SOURCE = String.raw`
     i = spaces(s, i + 1);
     for (;;) {
       if (s.charAt(i) === '}') return { json: out + '}', end: i + 1 };
-      var key, c = s.charAt(i);
+      var key, c = s.charAt(i), quoted = c === '"' || c === "'";
       if (c === '"') { var d = doubleQuoted(s, i); key = d.value; i = d.end; }
       else if (c === "'") { var q = singleQuoted(s, i); key = q.value; i = q.end; }
       else {
@@ -187,7 +197,7 @@ export const FAST_YAML_SOURCE = String.raw`
       var ch = s.charAt(i);
       if (ch === ',' || ch === '}' || ch === '') decline();
       var v = flowValue(s, i);
-      out += (first ? '' : ',') + jsonKey(key) + ':' + v.json;
+      out += (first ? '' : ',') + jsonKey(key, quoted) + ':' + v.json;
       first = false;
       i = spaces(s, v.end);
       if (s.charAt(i) === ',') { i = spaces(s, i + 1); continue; }
@@ -292,6 +302,7 @@ export const FAST_YAML_SOURCE = String.raw`
         else if (mappingEntryAt(line, col)) {
           // '- key: value': a mapping whose first entry starts at col.
           lines[pos] = ' '.repeat(col) + line.slice(col);
+          seenPos = -1;
           value = mapping(col);
         } else {
           pos++;
@@ -312,8 +323,8 @@ export const FAST_YAML_SOURCE = String.raw`
       if (i < 0 || i < ind) break;
       var line = lines[pos];
       if (i > ind) decline();
-      var key, k, c = line.charAt(ind);
-      if (c === '"' || c === "'") {
+      var key, k, c = line.charAt(ind), quoted = c === '"' || c === "'";
+      if (quoted) {
         var r = c === '"' ? doubleQuoted(line, ind) : singleQuoted(line, ind);
         key = r.value;
         k = spaces(line, r.end);
@@ -337,7 +348,7 @@ export const FAST_YAML_SOURCE = String.raw`
         value = inlineValue(line.slice(col), ind);
         if (line.charAt(col) !== '|') noContinuation(ind);
       }
-      out += (first ? '' : ',') + jsonKey(key) + ':' + value;
+      out += (first ? '' : ',') + jsonKey(key, quoted) + ':' + value;
       first = false;
     }
     return out + '}';
@@ -347,6 +358,7 @@ export const FAST_YAML_SOURCE = String.raw`
   return function fastYaml(text) {
     if (text.indexOf('\t') >= 0 || text.indexOf('\r') >= 0 || text.charCodeAt(0) === 0xfeff || NON_PRINTABLE.test(text)) return undefined;
     lines = text.split('\n');
+    seenPos = -1;
     var docs = [], start = 0, n = lines.length;
     try {
       for (var d = 0; start <= n; d++) {

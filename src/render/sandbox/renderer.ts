@@ -73,9 +73,15 @@ export interface RendererOptions {
   cacheEntries?: number;
 }
 
+/**
+ * A job's outputs, parsed when called: call it once (a second call answers `internal` failures). It lets go of
+ * the reply's text and of the parsed outputs once called, so a promise holding it keeps nothing alive (see runDeferred).
+ */
+export type TakeOutputs = () => RenderOutput[];
+
 interface Pending {
   job: SandboxJob;
-  resolve: (out: RenderOutput[]) => void;
+  deliver: (take: TakeOutputs) => void;
 }
 
 type WorkerReply = { id: number; results: (() => RenderOutput[])[] } | { id: number; failure: { kind: 'timeout' | 'internal'; message: string; where: string } };
@@ -143,11 +149,23 @@ export class Renderer {
   }
 
   /** Renders every template of a job; one output per `job.renders` entry, in order. Never rejects. */
-  run(job: SandboxJob): Promise<RenderOutput[]> {
-    if (this.closed) return Promise.resolve(job.renders.map((r) => failure(r.file, 'internal', 'the renderer is closed')));
-    if (job.renders.length === 0) return Promise.resolve([]);
-    return new Promise((resolve) => {
-      this.queue.push({ job, resolve });
+  async run(job: SandboxJob): Promise<RenderOutput[]> {
+    return (await this.runDeferred(job))();
+  }
+
+  /**
+   * Like run(), but answers with a function that parses the outputs when called (once). For callers that turn the
+   * outputs into something else at once (renderPlan): the promise of a job that waited for its batch has usually
+   * been promoted to V8's old generation by then, and whatever an old object holds survives every young-generation
+   * collection (copied, then promoted) until the next full one, even after the promise itself is garbage. Resolved
+   * with the outputs themselves, every job's parsed documents were copied twice by the host's scavenger; resolved
+   * with this function, which lets go of them when called, only what the caller keeps lives on.
+   */
+  runDeferred(job: SandboxJob): Promise<TakeOutputs> {
+    if (this.closed) return Promise.resolve(once(() => job.renders.map((r) => failure(r.file, 'internal', 'the renderer is closed'))));
+    if (job.renders.length === 0) return Promise.resolve(once(() => []));
+    return new Promise((deliver) => {
+      this.queue.push({ job, deliver });
       this.schedule();
     });
   }
@@ -163,7 +181,7 @@ export class Renderer {
     const live = this.live;
     this.live = undefined;
     for (const p of [...this.queue, ...this.retry.flatMap((r) => r.batch), ...[...(live?.inflight.values() ?? [])].flatMap((f) => f.batch)]) {
-      p.resolve(p.job.renders.map((r) => failure(r.file, 'internal', 'the renderer was closed')));
+      p.deliver(once(() => p.job.renders.map((r) => failure(r.file, 'internal', 'the renderer was closed'))));
     }
     this.queue = [];
     this.retry = [];
@@ -344,15 +362,18 @@ export class Renderer {
     this.arm(live);
     if (live.inflight.size === 0) this.idle(live, true);
     if ('results' in reply) {
+      // Each job parses its own results when its caller takes them: one job's objects at a time, not a batch's.
       inflight.batch.forEach((p, i) => {
         const results = reply.results[i];
-        let out: RenderOutput[] | undefined;
-        try {
-          out = results?.();
-        } catch {
-          out = undefined;
-        }
-        p.resolve(out ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result')));
+        p.deliver(once(() => {
+          let out: RenderOutput[] | undefined;
+          try {
+            out = results?.();
+          } catch {
+            out = undefined;
+          }
+          return out ?? p.job.renders.map((r) => failure(r.file, 'internal', 'missing result'));
+        }));
       });
     } else {
       this.onFailure(inflight.batch, reply.failure.kind, reply.failure.message);
@@ -371,19 +392,29 @@ export class Renderer {
       let left = parts.length;
       parts.forEach((job, i) => {
         this.retry.push({
-          batch: [{ job, resolve: (out) => {
-            outputs[i] = out[0] ?? failure(job.renders[0]?.file ?? '', 'internal', 'missing result');
-            if (--left === 0) only.resolve(outputs);
+          batch: [{ job, deliver: (take) => {
+            outputs[i] = take()[0] ?? failure(job.renders[0]?.file ?? '', 'internal', 'missing result');
+            if (--left === 0) only.deliver(once(() => outputs));
           } }],
         });
       });
     } else if (only) {
       const file = only.job.renders[0]?.file ?? '';
       const text = kind === 'timeout' && !message.startsWith('the sandbox stopped answering') ? `template did not finish within ${this.timeoutMs} ms (endless loop?)` : message;
-      only.resolve([failure(file, kind, text)]);
+      only.deliver(once(() => [failure(file, kind, text)]));
     }
     this.schedule();
   }
+}
+
+/** `parse` behind a function that runs it at most once and then holds nothing (a second call answers a failure). */
+function once(parse: () => RenderOutput[]): TakeOutputs {
+  let pending: (() => RenderOutput[]) | undefined = parse;
+  return () => {
+    const f = pending;
+    pending = undefined;
+    return f ? f() : [failure('', 'internal', 'the outputs of this job were taken already')];
+  };
 }
 
 function failure(file: string, kind: FailureKind, message: string): RenderOutput {

@@ -27,13 +27,14 @@ const parentPort = { on: (event, listener) => process.on(event, listener), postM
   bodies[0].writeUInt32LE(sections.length, 4);
   for (let s = 0; s < sections.length; s++) {
     let size = 0;
-    for (const piece of sections[s]) { const b = Buffer.from(piece, 'utf8'); bodies.push(b); size += b.length; }
+    for (const piece of sections[s]) { const b = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece; bodies.push(b); size += b.length; }
     bodies[0].writeUInt32LE(size, 8 + 4 * s);
     length += size;
   }
   bodies[0].writeUInt32LE(length, 0);
   out.write(Buffer.concat(bodies, length + 4));
 } };
+const OPEN = Buffer.from('['), COMMA = Buffer.from(','), CLOSE = Buffer.from(']');
 // The host going away (closed IPC channel) ends the sandbox.
 process.on('disconnect', () => process.exit(0));
 const jsyaml = require(workerData.jsYamlPath);
@@ -126,19 +127,22 @@ parentPort.on('message', (msg) => {
     cleanup();
     // Copy the context's records field by field, keeping only primitives (never calling into them).
     const str = (v) => (typeof v === 'string' ? v : '');
-    // The reply is written as JSON text render by render: a render's documents arrive as JSON text already.
+    // The reply is written as JSON text render by render: a render's documents arrive as JSON text already. Each
+    // render's text is encoded as soon as it is written: held as strings (built by concatenation) until the whole
+    // batch was done, a batch's replies were most of what the sandbox's scavenger copied; as buffers they are off the heap.
     reply = [['{"id":' + Number(msg.id) + '}']];
     for (let j = 0; j < out.length; j++) {
       const job = out[j];
-      const pieces = ['['];
+      const pieces = [OPEN];
       for (let i = 0; i < job.length; i++) {
         const r = job[i];
         const json = r.ok === true
           ? parseOutput({ text: str(r.text), file: str(r.file) })
           : JSON.stringify({ ok: false, kind: str(r.kind) || 'runtime', file: str(r.file), line: typeof r.line === 'number' ? r.line : 0, column: typeof r.column === 'number' ? r.column : 0, message: str(r.message) });
-        pieces.push(i > 0 ? ',' + json : json);
+        if (i > 0) pieces.push(COMMA);
+        pieces.push(Buffer.from(json, 'utf8'));
       }
-      pieces.push(']');
+      pieces.push(CLOSE);
       reply.push(pieces);
     }
   } catch (err) {
