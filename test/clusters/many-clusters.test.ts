@@ -1,6 +1,7 @@
 /**
  * Many clusters end to end (issue #20 item 2, docs/clusters.md): one repository, two simulated
- * clusters (`startClusters(2)`, as `baton cluster start --clusters 2`), `baton agent --once` with the
+ * clusters in one kubeconfig (the harness's `clusters: 2`, contexts named as `baton cluster start --clusters 2`
+ * names them), `baton agent --once` with the
  * first as its own cluster and the second named in baton.yaml by context. Each instance's objects,
  * checkpoint and Events land in its target cluster only (kubectl against each cluster); an unknown
  * cluster name is refused, located, changing nothing; with the second cluster stopped, instances on the
