@@ -6,64 +6,47 @@
  * show objects and checkpoint in the right one and not the other; dependsOn is read in the dependency's
  * cluster.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { startClusters, type ClusterSet } from '../../src/cluster/index.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/index.js';
-import { API, instance, webFramework } from '../sync/fixtures.js';
+import { startClusters } from '../../src/cluster/index.js';
+import type { HttpKubeClient } from '../../src/kube/index.js';
+import { startRepoHarness, type CliRun, type RepoHarness } from '../helpers/agent-harness.js';
+import { API, instance } from '../sync/fixtures.js';
 
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
-
-let set: ClusterSet;
+let h: RepoHarness;
 let repo: string;
 let own: HttpKubeClient;
 let edge: HttpKubeClient;
 
-const write = (path: string, text: string): void => {
-  mkdirSync(dirname(join(repo, path)), { recursive: true });
-  writeFileSync(join(repo, path), text);
-};
+const write = (path: string, text: string): void => h.user.write(path, text);
 
 beforeAll(async () => {
-  set = await startClusters(2, { controllers: false });
-  own = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-1' });
-  edge = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-2' });
-  repo = mkdtempSync(join(tmpdir(), 'baton-apply-target-'));
-  for (const [path, text] of Object.entries(webFramework())) write(path, text);
-  write('baton.yaml', [API, 'kind: Repository', 'clusters:', '  - { name: edge, context: baton-sim-2 }', ''].join('\n'));
-  write('instances/shop/far.yaml', `${instance({ VALUE: 'far' })}cluster: edge\n`);
-  write('instances/shop/home.yaml', instance({ VALUE: 'home' }));
-  write('instances/shop/chosen.yaml', instance({ VALUE: 'chosen' }));
-  write('instances/shop/typo.yaml', `${instance({ VALUE: 'typo' })}cluster: edgy\n`);
-  write('instances/shop/after.yaml', `${instance({ VALUE: 'after' })}dependsOn: [{ name: far }]\n`);
+  h = await startRepoHarness({
+    clusters: 2,
+    files: {
+      'baton.yaml': [API, 'kind: Repository', 'clusters:', '  - { name: edge, context: baton-sim-2 }', ''].join('\n'),
+      'instances/shop/far.yaml': `${instance({ VALUE: 'far' })}cluster: edge\n`,
+      'instances/shop/home.yaml': instance({ VALUE: 'home' }),
+      'instances/shop/chosen.yaml': instance({ VALUE: 'chosen' }),
+      'instances/shop/typo.yaml': `${instance({ VALUE: 'typo' })}cluster: edgy\n`,
+      'instances/shop/after.yaml': `${instance({ VALUE: 'after' })}dependsOn: [{ name: far }]\n`,
+    },
+  });
+  repo = h.user.dir;
+  own = await h.clientOf('baton-sim-1');
+  edge = await h.clientOf('baton-sim-2');
 });
-afterAll(async () => {
-  own.close();
-  edge.close();
-  await set.stop();
-  rmSync(repo, { recursive: true, force: true });
-});
+afterAll(() => h.stop());
 
-async function baton(...args: string[]): Promise<CliIO & { out: string; err: string }> {
-  const io = captureIO(repo);
-  io.exitCode = await main(['node', 'baton', ...args, '--kubeconfig', set.kubeconfigPath], io);
-  return io;
-}
+const baton = (...args: string[]): Promise<CliRun> => h.baton([...args, '--kubeconfig', h.kubeconfigPath], repo);
 const configMaps = async (client: HttpKubeClient): Promise<string[]> => (await client.list('v1', 'ConfigMap', 'shop').catch(() => ({ items: [] }))).items.map((o) => o.metadata.name ?? '').sort();
 
 describe('baton apply takes the instance to its target cluster', () => {
   it('GIVEN an instance with cluster: edge WHEN applied with the own kubeconfig THEN its objects and checkpoint are in edge only, and the output names the target', async () => {
     const io = await baton('apply', 'instances/shop/far.yaml');
     expect(io.err).toBe('');
-    expect(io.exitCode).toBe(0);
-    expect(io.out).toContain(`target: cluster edge (context baton-sim-2, server ${set.clusters[1]!.url.replace(/\/$/, '')})`);
+    expect(io.code).toBe(0);
+    expect(io.out).toContain(`target: cluster edge (context baton-sim-2, server ${h.clusters[1]!.url.replace(/\/$/, '')})`);
     expect(await configMaps(edge)).toEqual(expect.arrayContaining(['baton-checkpoint-far', 'far']));
     expect(await configMaps(own)).not.toContain('far');
     expect(await configMaps(own)).not.toContain('baton-checkpoint-far');
@@ -71,7 +54,7 @@ describe('baton apply takes the instance to its target cluster', () => {
 
   it('GIVEN an instance without cluster: THEN it goes to the own cluster (--kubeconfig/--context) as before', async () => {
     const io = await baton('apply', 'instances/shop/home.yaml', '--context', 'baton-sim-1');
-    expect(io.exitCode).toBe(0);
+    expect(io.code).toBe(0);
     expect(io.out).not.toContain('target:');
     expect(await configMaps(own)).toEqual(expect.arrayContaining(['baton-checkpoint-home', 'home']));
     expect(await configMaps(edge)).not.toContain('home');
@@ -79,8 +62,8 @@ describe('baton apply takes the instance to its target cluster', () => {
 
   it('GIVEN --cluster edge for an instance that names none THEN it goes to edge, and -o json names it', async () => {
     const io = await baton('apply', 'instances/shop/chosen.yaml', '--cluster', 'edge', '-o', 'json');
-    expect(io.exitCode).toBe(0);
-    expect((JSON.parse(io.out) as { cluster?: unknown }).cluster).toEqual({ name: 'edge', context: 'baton-sim-2', server: set.clusters[1]!.url.replace(/\/$/, '') });
+    expect(io.code).toBe(0);
+    expect((JSON.parse(io.out) as { cluster?: unknown }).cluster).toEqual({ name: 'edge', context: 'baton-sim-2', server: h.clusters[1]!.url.replace(/\/$/, '') });
     expect(await configMaps(edge)).toContain('chosen');
     expect(await configMaps(own)).not.toContain('chosen');
   });
@@ -92,7 +75,7 @@ describe('baton apply takes the instance to its target cluster', () => {
   ])('GIVEN %s THEN nothing is applied anywhere, with a clear error and its exit code', async (_name, file, flags, code, message) => {
     const before = [await configMaps(own), await configMaps(edge)];
     const io = await baton('apply', file, ...flags);
-    expect(io.exitCode).toBe(code);
+    expect(io.code).toBe(code);
     expect(io.err).toContain(message);
     expect([await configMaps(own), await configMaps(edge)]).toEqual(before);
   });
@@ -100,7 +83,7 @@ describe('baton apply takes the instance to its target cluster', () => {
   it('GIVEN an instance on the own cluster that dependsOn one on edge THEN the dependency is read in edge (applied there: the apply goes on)', async () => {
     const io = await baton('apply', 'instances/shop/after.yaml', '--context', 'baton-sim-1');
     expect(io.err).toBe('');
-    expect(io.exitCode).toBe(0);
+    expect(io.code).toBe(0);
     expect(await configMaps(own)).toContain('after');
   });
 
@@ -112,14 +95,14 @@ describe('baton apply takes the instance to its target cluster', () => {
     write('baton.yaml', [API, 'kind: Repository', 'clusters:', '  - { name: edge, context: baton-sim-2 }', `  - { name: gone, kubeconfig: ${join(repo, 'unreachable.kubeconfig')} }`, ''].join('\n'));
     write('instances/shop/lost.yaml', `${instance({ VALUE: 'lost' })}cluster: gone\n`);
     const io = await baton('apply', 'instances/shop/lost.yaml');
-    expect(io.exitCode).toBe(1);
+    expect(io.code).toBe(1);
     expect(io.err).toContain(`error: cluster "gone" cannot be reached (kubeconfig ${join(repo, 'unreachable.kubeconfig')}, server ${url})`);
   });
 
   it('GIVEN baton delete of the instance on edge THEN it is removed from edge, and the own cluster is untouched', async () => {
     const ownBefore = await configMaps(own);
     const io = await baton('delete', 'instances/shop/chosen.yaml', '--cluster', 'edge');
-    expect(io.exitCode).toBe(0);
+    expect(io.code).toBe(0);
     expect(await configMaps(edge)).not.toContain('chosen');
     expect(await configMaps(edge)).not.toContain('baton-checkpoint-chosen');
     expect(await configMaps(own)).toEqual(ownBefore);

@@ -10,28 +10,19 @@
  *   CLUSTER_CONFIG naming the Secret, nothing applied; once right, the instance lands in the second
  *   cluster and not in the own one, and its status drops the error.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { startCluster, startClusters, type Cluster, type ClusterSet } from '../../src/cluster/index.js';
+import { startCluster, type Cluster } from '../../src/cluster/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/index.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { API, instance, webFramework } from '../sync/fixtures.js';
+import { startRepoHarness, type CliRun, type RepoHarness } from '../helpers/agent-harness.js';
+import type { WorkClone } from '../helpers/git-server.js';
+import { API, instance } from '../sync/fixtures.js';
 
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
-
-let sandbox: GitSandbox;
-let set: ClusterSet;
+let h: RepoHarness;
 let locked: Cluster;
 let user: WorkClone;
-let origin: string;
 let own: HttpKubeClient;
 let far: HttpKubeClient;
 let lockedAdmin: HttpKubeClient;
@@ -41,39 +32,34 @@ const SECRET = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vault-kube
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 beforeAll(async () => {
-  sandbox = gitSandbox();
-  set = await startClusters(2, { controllers: false });
   locked = await startCluster({ name: 'locked-sim', tls: true, controllers: false });
-  own = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-1' });
-  far = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-2' });
+  expect(locked.token).not.toBe('');
+  h = await startRepoHarness({
+    clusters: 2,
+    files: {
+      'instances/shop/home.yaml': instance({ VALUE: 'home' }),
+      'instances/shop/guarded.yaml': `${instance({ VALUE: 'guarded' })}cluster: locked\n`,
+      'instances/shop/remote.yaml': `${instance({ VALUE: 'remote' })}cluster: vault\n`,
+    },
+    prepare: (world) => {
+      wrongKubeconfig = join(world.sandbox.dir, 'locked.kubeconfig');
+      writeFileSync(wrongKubeconfig, locked.kubeconfig.replace(locked.token, 'not-the-token'));
+      world.user.write('baton.yaml', [API, 'kind: Repository', 'clusters:', `  - { name: locked, kubeconfig: ${wrongKubeconfig} }`, '  - { name: vault, secret: { namespace: baton-system, name: vault-kubeconfig } }', ''].join('\n'));
+    },
+    message: 'instances on three clusters',
+  });
+  ({ user, client: own } = h);
+  far = await h.clientOf('baton-sim-2');
   lockedAdmin = await createKubeClient({ kubeconfigPath: locked.kubeconfigPath });
   await own.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'baton-system' } });
-  wrongKubeconfig = join(sandbox.dir, 'locked.kubeconfig');
-  expect(locked.token).not.toBe('');
-  writeFileSync(wrongKubeconfig, locked.kubeconfig.replace(locked.token, 'not-the-token'));
-  origin = join(sandbox.dir, 'origin.git');
-  execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-  user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-  for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
-  user.write('baton.yaml', [API, 'kind: Repository', 'clusters:', `  - { name: locked, kubeconfig: ${wrongKubeconfig} }`, '  - { name: vault, secret: { namespace: baton-system, name: vault-kubeconfig } }', ''].join('\n'));
-  user.write('instances/shop/home.yaml', instance({ VALUE: 'home' }));
-  user.write('instances/shop/guarded.yaml', `${instance({ VALUE: 'guarded' })}cluster: locked\n`);
-  user.write('instances/shop/remote.yaml', `${instance({ VALUE: 'remote' })}cluster: vault\n`);
-  user.commit('instances on three clusters');
-  await user.push();
 });
 afterAll(async () => {
-  for (const c of [own, far, lockedAdmin]) c.close();
-  await set.stop();
+  lockedAdmin.close();
+  await h.stop();
   await locked.stop();
-  sandbox.cleanup();
 });
 
-const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
-  const io = captureIO(sandbox.dir);
-  io.exitCode = await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', set.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
-  return io;
-};
+const agentOnce = (): Promise<CliRun> => h.agentOnce();
 const status = async (name: string): Promise<InstanceStatus> => {
   await user.pull();
   return parseStatus(user.git('show', `HEAD:status/shop/${name}.yaml`), name);
@@ -91,7 +77,7 @@ describe('a cluster whose credentials are refused', () => {
     const server = locked.url.replace(/\/$/, '');
     expect(io.out).toContain(`shop/guarded: error: cluster "locked" refused the agent's credentials (kubeconfig ${wrongKubeconfig}, server ${server}): 401 Unauthorized`);
     expect(io.out).toMatch(/shop\/guarded: error: .*try: renew the token or client certificate of that kubeconfig user \(`kubectl --kubeconfig \S+ get namespaces`\); instances on other clusters go on/);
-    expect(io.exitCode).toBe(1);
+    expect(io.code).toBe(1);
     const guarded = await status('guarded');
     expect(guarded.cluster?.name).toBe('locked');
     expect(guarded.cluster?.unreachable?.code).toBe('CLUSTER_UNAUTHORIZED');
@@ -110,9 +96,8 @@ describe('a cluster whose credentials are refused', () => {
 
   it('GIVEN the same wrong token WHEN baton apply runs the instance by hand THEN it fails with the same CLUSTER_UNAUTHORIZED error and applies nothing', async () => {
     await user.pull();
-    const io = captureIO(user.dir);
-    io.exitCode = await main(['node', 'baton', 'apply', 'instances/shop/guarded.yaml', '--kubeconfig', set.kubeconfigPath], io);
-    expect(io.exitCode).toBe(1);
+    const io = await h.baton(['apply', 'instances/shop/guarded.yaml', '--kubeconfig', h.kubeconfigPath], user.dir);
+    expect(io.code).toBe(1);
     expect(io.err).toContain(`error: cluster "locked" refused the agent's credentials (kubeconfig ${wrongKubeconfig}, server ${locked.url.replace(/\/$/, '')}): 401 Unauthorized`);
     expect(await configMaps(lockedAdmin)).toEqual([]);
     expect(await configMaps(own)).not.toContain('guarded');
@@ -145,7 +130,7 @@ describe('a cluster whose kubeconfig is a Secret of the own cluster', () => {
 
   it('GIVEN the Secret fixed to point at the second cluster THEN the instance lands there, not in the own cluster, and its status drops the error', async () => {
     await own.delete({ apiVersion: 'v1', kind: 'Secret', namespace: 'baton-system', name: 'vault-kubeconfig' }).catch(() => undefined);
-    await own.create({ ...SECRET, data: { kubeconfig: b64(set.clusters[1]!.kubeconfig) } });
+    await own.create({ ...SECRET, data: { kubeconfig: b64(h.clusters[1]!.kubeconfig) } });
     const io = await agentOnce();
     expect(io.out).toContain('shop/remote: deploy COMPLETE');
     expect(await configMaps(far)).toEqual(expect.arrayContaining(['remote', 'baton-checkpoint-remote']));

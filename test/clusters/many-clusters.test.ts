@@ -1,69 +1,48 @@
 /**
  * Many clusters end to end (issue #20 item 2, docs/clusters.md): one repository, two simulated
- * clusters (`startClusters(2)`, as `baton cluster start --clusters 2`), `baton agent --once` with the
+ * clusters in one kubeconfig (the harness's `clusters: 2`, contexts named as `baton cluster start --clusters 2`
+ * names them), `baton agent --once` with the
  * first as its own cluster and the second named in baton.yaml by context. Each instance's objects,
  * checkpoint and Events land in its target cluster only (kubectl against each cluster); an unknown
  * cluster name is refused, located, changing nothing; with the second cluster stopped, instances on the
  * first still complete and the status of those on the second names it, once.
  */
-import { execFile } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { startClusters, type ClusterSet } from '../../src/cluster/index.js';
-import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { API, instance, webFramework } from '../sync/fixtures.js';
-
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
+import type { InstanceStatus } from '../../src/sync/status-file.js';
+import { startRepoHarness, type CliRun, type RepoHarness } from '../helpers/agent-harness.js';
+import type { WorkClone } from '../helpers/git-server.js';
+import { API, instance } from '../sync/fixtures.js';
 
 describe('one agent, two clusters: each instance in its target cluster', () => {
-  let sandbox: GitSandbox;
-  let set: ClusterSet;
+  let h: RepoHarness;
   let user: WorkClone;
-  let origin: string;
-  let home: string;
 
   beforeAll(async () => {
-    sandbox = gitSandbox();
-    set = await startClusters(2, { controllers: false });
-    home = mkdtempSync(join(tmpdir(), 'baton-kubectl-'));
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
-    user.write('baton.yaml', [API, 'kind: Repository', 'clusters:', '  - { name: edge, context: baton-sim-2 }', ''].join('\n'));
-    user.write('instances/shop/home.yaml', instance({ VALUE: 'home' }));
-    user.write('instances/shop/far.yaml', `${instance({ VALUE: 'far' })}cluster: edge\n`);
-    user.write('instances/lab/typo.yaml', `${instance({ VALUE: 'typo' })}cluster: edgy\n`);
-    user.commit('instances on two clusters');
-    await user.push();
+    h = await startRepoHarness({
+      clusters: 2,
+      files: {
+        'baton.yaml': [API, 'kind: Repository', 'clusters:', '  - { name: edge, context: baton-sim-2 }', ''].join('\n'),
+        'instances/shop/home.yaml': instance({ VALUE: 'home' }),
+        'instances/shop/far.yaml': `${instance({ VALUE: 'far' })}cluster: edge\n`,
+        'instances/lab/typo.yaml': `${instance({ VALUE: 'typo' })}cluster: edgy\n`,
+      },
+      message: 'instances on two clusters',
+    });
+    user = h.user;
   });
-  afterAll(async () => {
-    await set.stop();
-    sandbox.cleanup();
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => h.stop());
 
-  const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(sandbox.dir);
-    await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', set.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
-    return io;
+  const agentOnce = (): Promise<CliRun> => h.agentOnce();
+  const kubectl = async (context: string, args: string[]): Promise<string> => {
+    const r = await h.kubectl(args, context);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\n${r.stderr}`);
+    return r.stdout;
   };
-  const kubectl = (context: string, args: string[]): Promise<string> => new Promise((resolve, reject) => {
-    execFile('kubectl', ['--kubeconfig', set.kubeconfigPath, '--context', context, '--cache-dir', join(home, context), ...args], { env: { ...process.env, HOME: home } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
-  });
   const names = async (context: string, kind: string, ns: string): Promise<string[]> => (await kubectl(context, ['get', kind, '-n', ns, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter((n) => n !== '').sort();
   const status = async (ns: string, name: string): Promise<InstanceStatus> => {
-    await user.pull();
-    return parseStatus(user.git('show', `HEAD:status/${ns}/${name}.yaml`), name);
+    const found = await h.statusOf(`${ns}/${name}`);
+    if (found === undefined) throw new Error(`no status of ${ns}/${name} in Git`);
+    return found;
   };
 
   it('GIVEN baton.yaml naming cluster edge WHEN the agent runs THEN each instance is deployed to its own cluster, with checkpoint and Events there', async () => {
@@ -109,7 +88,7 @@ describe('one agent, two clusters: each instance in its target cluster', () => {
   });
 
   it('GIVEN cluster edge stopped WHEN the agent runs THEN instances on its own cluster complete and the status of those on edge names edge, once', async () => {
-    await set.clusters[1]!.stop();
+    await h.clusters[1]!.stop();
     await user.pull();
     user.write('instances/shop/near.yaml', instance({ VALUE: 'near' }));
     user.write('instances/shop/farther.yaml', `${instance({ VALUE: 'farther' })}cluster: edge\n`);
@@ -118,7 +97,7 @@ describe('one agent, two clusters: each instance in its target cluster', () => {
     const io = await agentOnce();
     expect(io.out).toContain('shop/near: deploy COMPLETE (new instance)');
     expect(io.out).toMatch(/shop\/farther: error: cluster "edge" cannot be reached \(the agent's kubeconfig [^,]+, context baton-sim-2, server http:\/\/127\.0\.0\.1:\d+\): .*ECONNREFUSED.*; try: is the cluster running/);
-    expect(io.exitCode).toBe(1);
+    expect(io.code).toBe(1);
     expect(await names('baton-sim-1', 'configmaps', 'shop')).toContain('near');
     const farther = await status('shop', 'farther');
     expect(farther.cluster?.name).toBe('edge');

@@ -5,53 +5,43 @@
  * requests without disturbing what runs, and holds a suspended instance.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
-import { commitRequest, type RequestInput } from '../../src/sync/request-commit.js';
+import type { RequestInput } from '../../src/sync/request-commit.js';
 import { formatRequests } from '../../src/sync/request-file.js';
-import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
+import type { InstanceStatus } from '../../src/sync/status-file.js';
 import { KubeEventRecorder } from '../../src/plans/kube-events.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
-import { agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import type { AgentWorld } from '../sync/fixtures.js';
 import { controlFramework, ctlInstance } from './fixtures.js';
 
 const key = { namespace: 'ops', name: 'ctl' };
-const ada = { name: 'Ada', email: 'ada@example.com' };
 
 describe('operator requests through Git, carried out by the agent', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
-  let store: ConfigMapCheckpointStore;
   let kubeEvents: KubeEventRecorder;
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    store = new ConfigMapCheckpointStore(client);
-    for (const [path, text] of Object.entries(controlFramework())) world.user.write(path, text);
-    world.user.write('instances/ops/ctl.yaml', ctlInstance());
-    world.user.commit('ctl instance');
-    await world.user.push();
-    kubeEvents = new KubeEventRecorder(client);
-    agent = testAgent(mirrorOf(world), client, renderer, { coalesceMs: 10, kubeEvents });
-    await agent.start();
+    h = await startAgentHarness({
+      files: { ...controlFramework(), 'instances/ops/ctl.yaml': ctlInstance() },
+      message: 'ctl instance',
+      agent: ({ client: c }) => {
+        kubeEvents = new KubeEventRecorder(c);
+        return { coalesceMs: 10, kubeEvents };
+      },
+    });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const checkpoint = async (): Promise<Checkpoint> => {
-    const cp = (await store.load(key))?.checkpoint;
+    const cp = await h.checkpointOf(key);
     if (cp === undefined) throw new Error('no checkpoint yet');
     return cp;
   };
@@ -60,15 +50,8 @@ describe('operator requests through Git, carried out by the agent', () => {
     await until(async () => cond(await checkpoint().catch(() => undefined as unknown as Checkpoint) ?? ({} as Checkpoint)), 30_000, what);
     return checkpoint();
   };
-  const request = async (r: RequestInput): Promise<string> => {
-    const result = await commitRequest({ repo: world.origin, branch: 'main', env: world.sandbox.env, cwd: world.sandbox.dir }, { instance: key, request: r, author: ada });
-    return result.id;
-  };
-  const statusInGit = async (): Promise<InstanceStatus> => {
-    await agent.writer.flush();
-    await world.user.pull();
-    return parseStatus(world.user.git('show', 'HEAD:status/ops/ctl.yaml'), 'status/ops/ctl.yaml');
-  };
+  const request = (r: RequestInput): Promise<string> => h.request(key, r);
+  const statusInGit = (): Promise<InstanceStatus> => h.statusInGit(key);
   /** Commits naming the request, with their trailers. */
   const commitsOf = (id: string): string[] => world.user.git('log', '--format=%H', `--grep=Baton-Request: ${id}`).split('\n').filter(Boolean);
   const trailer = (sha: string, name: string): string => world.user.git('log', '-1', `--format=%(trailers:key=${name},valueonly)`, sha).trim();
@@ -104,10 +87,7 @@ describe('operator requests through Git, carried out by the agent', () => {
   });
 
   it('GIVEN a paused plan WHEN a new desired state is committed THEN it waits for the resume; WHEN resumed THEN the plan runs on', async () => {
-    await world.user.pull();
-    world.user.write('instances/ops/ctl.yaml', ctlInstance([], 'v2'));
-    world.user.commit('new value while paused');
-    await world.user.push();
+    await h.push({ 'instances/ops/ctl.yaml': ctlInstance([], 'v2') }, 'new value while paused');
     await agent.pass();
     expect((await checkpoint()).active?.state.status).toBe('PAUSED');
     expect((await statusInGit()).state).toBe('PAUSED');
@@ -205,10 +185,7 @@ describe('operator requests through Git, carried out by the agent', () => {
   });
 
   it('GIVEN a running plan WHEN stopped THEN it ends STOPPED with its state kept; WHEN retried THEN completed steps are not run again', async () => {
-    await world.user.pull();
-    world.user.write('instances/ops/ctl.yaml', ctlInstance([], 'v3'));
-    world.user.commit('v3');
-    await world.user.push();
+    await h.push({ 'instances/ops/ctl.yaml': ctlInstance([], 'v3') }, 'v3');
     await settle();
     await waitFor('the v3 deploy at its gate', (cp) => cp.target?.values['VALUE'] === '"v3"' && stepStatus(cp, 'two', 'gate') === 'IN_PROGRESS');
     await request({ action: 'stop', reason: 'wrong window', args: {} });
@@ -232,27 +209,18 @@ describe('operator requests through Git, carried out by the agent', () => {
   });
 
   it('GIVEN suspend: true WHEN a new value is committed THEN nothing is applied and status says suspended since when; WHEN unsuspended THEN it is applied', async () => {
-    await world.user.pull();
-    world.user.write('instances/ops/ctl.yaml', ctlInstance(['suspend: true'], 'v3'));
-    world.user.commit('suspend');
-    await world.user.push();
+    await h.push({ 'instances/ops/ctl.yaml': ctlInstance(['suspend: true'], 'v3') }, 'suspend');
     await agent.pass();
     const status = await statusInGit();
     expect(status).toMatchObject({ state: 'SUSPENDED', sync: { status: 'Suspended' }, suspended: { since: expect.any(String) } });
-    await world.user.pull();
-    world.user.write('instances/ops/ctl.yaml', ctlInstance(['suspend: true'], 'v4'));
-    world.user.commit('a change while suspended');
-    await world.user.push();
+    await h.push({ 'instances/ops/ctl.yaml': ctlInstance(['suspend: true'], 'v4') }, 'a change while suspended');
     await agent.pass();
     const still = await statusInGit();
     expect(still.suspended?.since).toBe(status.suspended?.since);
     const live = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ops', name: 'ctl' });
     expect((live?.['data'] as Record<string, string>)['value']).toBe('v3');
     expect(world.user.git('log', '--format=%s', '--grep=Baton-Event: suspended').split('\n').filter(Boolean)).toHaveLength(1);
-    await world.user.pull();
-    world.user.write('instances/ops/ctl.yaml', ctlInstance([], 'v4'));
-    world.user.commit('unsuspend');
-    await world.user.push();
+    await h.push({ 'instances/ops/ctl.yaml': ctlInstance([], 'v4') }, 'unsuspend');
     await settle();
     await waitFor('the v4 deploy at its gate', (cp) => cp.target?.values['VALUE'] === '"v4"' && stepStatus(cp, 'two', 'gate') === 'IN_PROGRESS');
     const after = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ops', name: 'ctl' });

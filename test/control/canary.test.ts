@@ -8,18 +8,14 @@
  * the change and `baton plan status` (Git and cluster) say where the plan waits and what continues it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import type { PlanRun } from '../../src/plans/state.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
-import { API, agentWorld, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness, type CliRun } from '../helpers/agent-harness.js';
+import { API, releaseGate, type AgentWorld } from '../sync/fixtures.js';
 
 const key = { namespace: 'ops', name: 'cn' };
 const ITEMS = ['a', 'b', 'c', 'd'];
@@ -68,49 +64,26 @@ const instanceText = (values: Record<string, string>): string => [
   API, 'kind: Instance', 'framework: canary', 'version: 1.0.0', 'params:', ...CASES.map((c) => `  ${c.param}: ${values[c.param] ?? 'v1'}`), '',
 ].join('\n');
 
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
-
 describe('canary strategies, end to end with the agent', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
-  let store: ConfigMapCheckpointStore;
   const values: Record<string, string> = {};
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    store = new ConfigMapCheckpointStore(client);
-    for (const [path, text] of Object.entries(canaryFramework())) world.user.write(path, text);
-    world.user.write('instances/ops/cn.yaml', instanceText(values));
-    world.user.commit('canary instance');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { coalesceMs: 10 });
-    await agent.start();
+    h = await startAgentHarness({ files: { ...canaryFramework(), 'instances/ops/cn.yaml': instanceText(values) }, message: 'canary instance', agent: { coalesceMs: 10 } });
+    ({ world, client, agent } = h);
     await agent.pass();
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
-  const run = async (...args: string[]): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(join(world.sandbox.dir, 'user'));
-    await main(['node', 'baton', ...args], io);
-    return io;
-  };
-  const active = async (): Promise<PlanRun | undefined> => (await store.load(key))?.checkpoint.active;
+  const run = (...args: string[]): Promise<CliRun> => h.baton(args, world.user.dir);
+  const active = async (): Promise<PlanRun | undefined> => (await h.checkpointOf(key))?.active;
   const waitRun = async (what: string, cond: (run: PlanRun) => boolean): Promise<PlanRun> => {
     let last: Checkpoint | undefined;
     await until(async () => {
-      last = (await store.load(key))?.checkpoint;
+      last = await h.checkpointOf(key);
       return last?.active !== undefined && cond(last.active);
     }, 30_000, what);
     return last!.active!;
@@ -131,7 +104,7 @@ describe('canary strategies, end to end with the agent', () => {
     world.user.write('instances/ops/cn.yaml', instanceText(values));
     world.user.commit(`change ${c.param}`);
     const preview = await run('preview', '--base', 'HEAD~1', '--head', 'HEAD', '--git', '.', '-o', 'text');
-    expect(preview.exitCode, preview.err).toBe(0);
+    expect(preview.code, preview.err).toBe(0);
     expect(preview.out).toContain(`ops/cn: runs ${c.plan}`);
     expect(preview.out).toContain(`canary: waits for \`${continueCmd(c)}\` ${point(c, 'a')}`);
     expect(preview.out).toContain(`canary: waits for \`${continueCmd(c)}\` ${point(c, 'b')}`);
@@ -148,7 +121,7 @@ describe('canary strategies, end to end with the agent', () => {
     // baton plan status, from Git and from the cluster: where it waits and what continues it.
     await agent.writer.flush();
     const fromGit = await run('plan', 'status', 'ops/cn', '--git', world.origin);
-    expect(fromGit.exitCode).toBe(0);
+    expect(fromGit.code).toBe(0);
     expect(fromGit.out).toContain('state: WAITING');
     expect(fromGit.out).toContain(`plan ${c.plan} waits ${point(c, 'a')} (canary); continue with \`${continueCmd(c)}\``);
     const fromCluster = await run('plan', 'status', 'ops/cn', '--kubeconfig', world.cluster.kubeconfigPath);
@@ -159,7 +132,7 @@ describe('canary strategies, end to end with the agent', () => {
 
     // First continue: the second item runs, then the plan waits again.
     const first = await run('plan', 'continue', 'ops/cn', '--plan', c.plan, '--git', world.origin);
-    expect(first.exitCode, first.err).toBe(0);
+    expect(first.code, first.err).toBe(0);
     await agent.pass({ wait: false });
     await releaseGate(client, 'ops', gateName(c.plan, 'b'));
     r = await waitRun(`${c.plan} waiting after b`, (x) => x.state.status === 'WAITING' && x.state.waits[0]?.after === 'b');
@@ -171,7 +144,7 @@ describe('canary strategies, end to end with the agent', () => {
     // Then the rest, in parallel (both wait on their gates at once) or serially (d waits for c).
     await agent.writer.flush();
     const second = await run('plan', 'continue', 'ops/cn', '--plan', c.plan, '--git', world.origin);
-    expect(second.exitCode, second.err).toBe(0);
+    expect(second.code, second.err).toBe(0);
     await agent.pass({ wait: false });
     if (c.order === 'parallel') {
       r = await waitRun(`${c.plan}: c and d running together`, (x) => itemState(c, x, 'c') === 'IN_PROGRESS' && itemState(c, x, 'd') === 'IN_PROGRESS');

@@ -5,40 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { agentWorld, instance, type AgentWorld } from '../sync/fixtures.js';
-
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
+import { startRepoHarness, type CliRun, type RepoHarness } from '../helpers/agent-harness.js';
+import { instance, type AgentWorld } from '../sync/fixtures.js';
 
 describe('baton plan control commands', () => {
+  let h: RepoHarness;
   let world: AgentWorld;
-  let client: HttpKubeClient;
-  const run = async (...args: string[]): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(world.sandbox.dir);
-    await main(['node', 'baton', ...args], io);
-    return io;
-  };
-  const agentOnce = (): Promise<CliIO & { out: string; err: string }> => run('agent', '--git', world.origin, '--once', '--kubeconfig', world.cluster.kubeconfigPath, '--data-dir', join(world.sandbox.dir, 'agent-data'));
+  const run = (...args: string[]): Promise<CliRun> => h.baton(args);
+  const agentOnce = (): Promise<CliRun> => h.agentOnce();
   const head = (): string => world.user.git('ls-remote', world.origin, 'refs/heads/main').split('\t')[0] ?? '';
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    world.user.write('instances/team/app.yaml', instance({ VALUE: 'a' }));
-    world.user.commit('app');
-    await world.user.push();
-    expect((await agentOnce()).exitCode).toBe(0);
+    h = await startRepoHarness({ files: { 'instances/team/app.yaml': instance({ VALUE: 'a' }) }, message: 'app' });
+    world = h.world;
+    expect((await agentOnce()).code).toBe(0);
   });
-  afterAll(async () => {
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   it.each([
     [['plan', 'pause', 'app'], 'expected <namespace>/<instance>', 2],
@@ -54,7 +36,7 @@ describe('baton plan control commands', () => {
     const before = head();
     const io = await run(...args, '--git', world.origin);
     expect(io.err).toContain(message);
-    expect(io.exitCode).toBe(code);
+    expect(io.code).toBe(code);
     expect(head()).toBe(before);
   });
 
@@ -64,7 +46,7 @@ describe('baton plan control commands', () => {
     try {
       const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'refresh config', '--git', world.origin);
       expect(io.err).toBe('');
-      expect(io.exitCode).toBe(0);
+      expect(io.code).toBe(0);
       expect(io.out).toMatch(/requested restart for team\/app \(id r-\d+-[0-9a-f]+\) in commit [0-9a-f]{12}, pushed/);
     } finally {
       delete process.env.BATON_AUTHOR_NAME;
@@ -81,32 +63,31 @@ describe('baton plan control commands', () => {
   it('GitOps: a request right behind another one the agent has not carried out yet is refused, saying the status is behind', async () => {
     // A restart committed, the agent not yet run: the status still says the last deploy is COMPLETE.
     const restart = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'again', '--git', world.origin);
-    expect(restart.exitCode).toBe(0);
+    expect(restart.code).toBe(0);
     const before = head();
     const pause = await run('plan', 'pause', 'team/app', '--reason', 'hold it', '--git', world.origin);
-    expect(pause.exitCode).toBe(1);
+    expect(pause.code).toBe(1);
     expect(pause.err).toContain('no plan of team/app is running');
     expect(pause.err).toContain('the agent has not yet carried out the newest requests of requests/team/app.yaml: try again once it has');
     expect(head()).toBe(before);
-    expect((await agentOnce()).exitCode).toBe(0);
+    expect((await agentOnce()).code).toBe(0);
   });
 
   it('Direct: a refused request exits 1 and changes nothing; a restart runs the plan here and is recorded with the direct user', async () => {
-    const store = new ConfigMapCheckpointStore(client);
-    const before = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    const before = await h.checkpointOf({ namespace: 'team', name: 'app' });
     const repo = join(world.sandbox.dir, 'user');
     await world.user.pull();
     const refused = await run('plan', 'pause', 'team/app', '--kubeconfig', world.cluster.kubeconfigPath, '--repo', repo);
-    expect(refused.exitCode).toBe(1);
+    expect(refused.code).toBe(1);
     expect(refused.err).toContain('pause refused (PLAN_NOT_RUNNING)');
-    const after = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    const after = await h.checkpointOf({ namespace: 'team', name: 'app' });
     expect(after?.active?.id).toBe(before?.active?.id);
     const io = await run('plan', 'restart', 'team/app', '--plan', 'deploy', '--reason', 'by hand', '--kubeconfig', world.cluster.kubeconfigPath, '--repo', repo);
     expect(io.err).toBe('');
-    expect(io.exitCode).toBe(0);
+    expect(io.code).toBe(0);
     expect(io.out).toContain('plan deploy: the whole plan runs again');
     expect(io.out).toContain('deploy: COMPLETE');
-    const cp = (await store.load({ namespace: 'team', name: 'app' }))?.checkpoint;
+    const cp = await h.checkpointOf({ namespace: 'team', name: 'app' });
     expect(cp?.requestLog?.[0]).toMatchObject({ action: 'restart', via: 'direct', result: 'done', reason: 'by hand' });
     expect(cp?.requestLog?.[1]).toMatchObject({ action: 'pause', via: 'direct', result: 'refused', code: 'PLAN_NOT_RUNNING' });
     expect(cp?.active?.state.status).toBe('COMPLETE');

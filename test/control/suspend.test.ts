@@ -5,20 +5,11 @@
  * after an agent's downtime); status says suspended and since when, in Git and in `baton plan status`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { Renderer } from '../../src/render/index.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { Agent } from '../../src/sync/agent.js';
-import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { API, agentWorld, mirrorOf, testAgent, type AgentWorld } from '../sync/fixtures.js';
-
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
+import type { InstanceStatus } from '../../src/sync/status-file.js';
+import { startAgentHarness, type AgentHarness, type CliRun } from '../helpers/agent-harness.js';
+import { API, type AgentWorld } from '../sync/fixtures.js';
 
 const db = { namespace: 'data', name: 'db' };
 const dbFile = 'instances/data/db.yaml';
@@ -28,64 +19,43 @@ const dbInstance = (suspend: boolean): string => [
 ].join('\n');
 
 describe('suspend', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
   let clock = new Date('2026-03-01T01:00:00Z');
-  const store = (): ConfigMapCheckpointStore => new ConfigMapCheckpointStore(client);
-  const run = async (...args: string[]): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(join(world.sandbox.dir, 'user'));
-    await main(['node', 'baton', ...args], io);
-    return io;
-  };
-  const commit = async (text: string, message: string): Promise<void> => {
-    await world.user.pull();
-    world.user.write(dbFile, text);
-    world.user.commit(message);
-    await world.user.push();
-  };
-  const statusInGit = async (): Promise<InstanceStatus> => {
-    await agent.writer.flush();
-    await world.user.pull();
-    return parseStatus(world.user.git('show', 'HEAD:status/data/db.yaml'), 'status/data/db.yaml');
-  };
+  const run = (...args: string[]): Promise<CliRun> => h.baton(args, world.user.dir);
+  const commit = async (text: string, message: string): Promise<void> => { await h.push({ [dbFile]: text }, message); };
+  const statusInGit = (): Promise<InstanceStatus> => h.statusInGit(db);
   const backupRuns = async (): Promise<number> => {
-    const cp = (await store().load(db))?.checkpoint;
+    const cp = await h.checkpointOf(db);
     return [cp?.active, ...(cp?.history ?? [])].filter((r) => r?.plan === 'backup').length;
   };
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
+    // The agent runs on the test's clock; it acts only when a test calls pass().
+    h = await startAgentHarness({ agent: { now: () => clock } });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent?.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   it('GIVEN a suspended instance file WHEN baton apply runs THEN it exits 1 naming the file and the field, and nothing is applied', async () => {
     world.user.write(dbFile, dbInstance(true));
     const io = await run('apply', dbFile, '--kubeconfig', world.cluster.kubeconfigPath);
-    expect(io.exitCode).toBe(1);
+    expect(io.code).toBe(1);
     expect(io.err).toContain(`${dbFile}: suspend: true: data/db is suspended, nothing is applied`);
-    expect(await store().load(db)).toBeUndefined();
+    expect(await h.checkpointOf(db)).toBeUndefined();
     expect(await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'data', name: 'db' })).toBeUndefined();
     // Also a plan asked for explicitly.
     const explicit = await run('apply', dbFile, '--plan', 'backup', '--arg', 'LABEL=x', '--kubeconfig', world.cluster.kubeconfigPath);
-    expect(explicit.exitCode).toBe(1);
-    expect(await store().load(db)).toBeUndefined();
+    expect(explicit.code).toBe(1);
+    expect(await h.checkpointOf(db)).toBeUndefined();
   });
 
   it('GIVEN a deployed instance with a nightly backup WHEN suspended THEN status says suspended and since when; a slot due meanwhile does not run', async () => {
     world.user.write(dbFile, dbInstance(false));
     world.user.commit('db with a nightly backup');
     await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { now: () => clock });
-    await agent.start();
     await agent.pass();
     expect((await statusInGit()).state).toBe('COMPLETE');
 
@@ -95,7 +65,7 @@ describe('suspend', () => {
     const suspended = await statusInGit();
     expect(suspended).toMatchObject({ state: 'SUSPENDED', sync: { status: 'Suspended' }, suspended: { since: '2026-03-01T01:30:00.000Z' } });
     const shown = await run('plan', 'status', 'data/db', '--git', world.origin);
-    expect(shown.exitCode).toBe(0);
+    expect(shown.code).toBe(0);
     expect(shown.out).toContain('state: SUSPENDED');
     expect(shown.out).toContain("since: '2026-03-01T01:30:00.000Z'");
 

@@ -9,68 +9,58 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriftKeeper } from '../../src/drift/index.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { EngineEvent } from '../../src/plans/events.js';
-import { Renderer } from '../../src/render/index.js';
 import { ANNOTATION_OWNER } from '../../src/render/labels.js';
 import type { Agent } from '../../src/sync/agent.js';
-import { commitRequest, type RequestInput } from '../../src/sync/request-commit.js';
-import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
+import type { RequestInput } from '../../src/sync/request-commit.js';
+import type { InstanceStatus } from '../../src/sync/status-file.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
-import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, gatedFramework, releaseGate, type AgentWorld } from '../sync/fixtures.js';
 
 const key = { namespace: 'side', name: 'g' };
-const ada = { name: 'Ada', email: 'ada@example.com' };
 const gate = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'side', name: 'gate-g' };
 
 describe('a request commit while a drift repair runs', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
   const events: EngineEvent[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
     const framework = gatedFramework();
     const fwFile = 'frameworks/gated/1.0.0/framework.yaml';
     // A second plan to trigger: it applies only the ConfigMap.
     framework[fwFile] = `${(framework[fwFile] ?? '').replace('tasks:\n', 'tasks:\n  - { name: slow, kind: Apply, resources: [slow.yaml.ejs] }\n')}  mark:\n    phases:\n      - { name: one, steps: [{ name: config, tasks: [config] }] }\n  slow:\n    phases:\n      - { name: one, steps: [{ name: slow, tasks: [slow] }] }\n`;
     // The slow plan's Deployment waits on its gate like gate-g (no controller observes it).
     framework['frameworks/gated/1.0.0/templates/slow.yaml.ejs'] = (framework['frameworks/gated/1.0.0/templates/gate.yaml.ejs'] ?? '').replace('"gate-"', '"slow-"');
-    for (const [path, text] of Object.entries(framework)) world.user.write(path, text);
-    world.user.write(`instances/${key.namespace}/${key.name}.yaml`, [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n'));
-    world.user.commit('a gated instance');
-    await world.user.push();
-    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
-    agent = testAgent(mirrorOf(world), client, renderer, { drift, coalesceMs: 10, onEngineEvent: (e) => { if (e.instance.name === key.name) events.push(e); } });
-    await agent.start();
+    h = await startAgentHarness({
+      files: { ...framework, [`instances/${key.namespace}/${key.name}.yaml`]: [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n') },
+      message: 'a gated instance',
+      agent: ({ client: c }) => ({
+        drift: new DriftKeeper({ client: c, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(c) }),
+        coalesceMs: 10,
+        onEngineEvent: (e) => { if (e.instance.name === key.name) events.push(e); },
+      }),
+    });
+    ({ world, client, agent } = h);
     const deployed = agent.pass();
     await releaseGate(client, key.namespace, 'gate-g');
     expect((await deployed).reports.map((r) => r.outcome.kind)).toEqual(['complete']);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
   const request = async (r: RequestInput): Promise<string> => {
-    const result = await commitRequest({ repo: world.origin, branch: 'main', env: world.sandbox.env, cwd: world.sandbox.dir }, { instance: key, request: r, author: ada });
+    const id = await h.request(key, r);
     await agent.pass({ wait: false });
-    return result.id;
+    return id;
   };
-  const statusInGit = async (): Promise<InstanceStatus> => {
-    await agent.writer.flush();
-    await world.user.pull();
-    return parseStatus(world.user.git('show', `HEAD:status/${key.namespace}/${key.name}.yaml`), `status/${key.namespace}/${key.name}.yaml`);
-  };
+  const statusInGit = (): Promise<InstanceStatus> => h.statusInGit(key);
   const of = (type: EngineEvent['type'], plan: string): EngineEvent[] => events.filter((e) => e.type === type && 'plan' in e && e.plan === plan);
 
   it('GIVEN a repair waiting on its gate WHEN a refused request and then a trigger are committed THEN the repair completes as one run and the requests are carried out after it', async () => {

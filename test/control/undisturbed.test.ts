@@ -7,21 +7,19 @@
  * started (applied) twice; each refusal is in Git once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import type { EngineEvent } from '../../src/plans/events.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
-import { commitRequest, type RequestInput } from '../../src/sync/request-commit.js';
-import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
+import type { RequestInput } from '../../src/sync/request-commit.js';
+import type { InstanceStatus } from '../../src/sync/status-file.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
-import { API, agentWorld, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
+import { API, releaseGate, type AgentWorld } from '../sync/fixtures.js';
 
 const run = { namespace: 'ops', name: 'run' };
 const other = { namespace: 'ops', name: 'other' };
-const ada = { name: 'Ada', email: 'ada@example.com' };
 
 /** deploy: one phase of three steps, each a Deployment no controller observes (its gate waits for releaseGate); backup: one ConfigMap. */
 function stepsFramework(): Record<string, string> {
@@ -57,47 +55,30 @@ function stepsFramework(): Record<string, string> {
 }
 
 describe('requests committed while a plan runs', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
-  let store: ConfigMapCheckpointStore;
   const events: EngineEvent[] = [];
 
   beforeAll(async () => {
-    world = await agentWorld();
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    store = new ConfigMapCheckpointStore(client);
-    for (const [path, text] of Object.entries(stepsFramework())) world.user.write(path, text);
-    for (const k of [run, other]) world.user.write(`instances/${k.namespace}/${k.name}.yaml`, [API, 'kind: Instance', 'framework: steps', 'version: 1.0.0', ''].join('\n'));
-    world.user.commit('two instances of steps');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { coalesceMs: 10, onEngineEvent: (e) => events.push(e) });
-    await agent.start();
+    const instances = Object.fromEntries([run, other].map((k) => [`instances/${k.namespace}/${k.name}.yaml`, [API, 'kind: Instance', 'framework: steps', 'version: 1.0.0', ''].join('\n')]));
+    h = await startAgentHarness({ files: { ...stepsFramework(), ...instances }, message: 'two instances of steps', agent: { coalesceMs: 10, onEngineEvent: (e) => events.push(e) } });
+    ({ world, client, agent } = h);
   });
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
-  const checkpointOf = async (k: typeof run): Promise<Checkpoint | undefined> => (await store.load(k))?.checkpoint;
+  const checkpointOf = (k: typeof run): Promise<Checkpoint | undefined> => h.checkpointOf(k);
   const stepStatus = (cp: Checkpoint | undefined, step: string): string | undefined => cp?.active?.phases[0]?.steps.find((s) => s.name === step)?.state.status;
   const waitStep = async (k: typeof run, step: string, status: string): Promise<void> => {
     await until(async () => stepStatus(await checkpointOf(k), step) === status, 30_000, `${k.name}: step ${step} ${status}`);
   };
   const request = async (k: typeof run, r: RequestInput): Promise<string> => {
-    const result = await commitRequest({ repo: world.origin, branch: 'main', env: world.sandbox.env, cwd: world.sandbox.dir }, { instance: k, request: r, author: ada });
+    const id = await h.request(k, r);
     await agent.pass({ wait: false });
-    return result.id;
+    return id;
   };
-  const statusInGit = async (k: typeof run): Promise<InstanceStatus> => {
-    await agent.writer.flush();
-    await world.user.pull();
-    return parseStatus(world.user.git('show', `HEAD:status/${k.namespace}/${k.name}.yaml`), `status/${k.namespace}/${k.name}.yaml`);
-  };
+  const statusInGit = (k: typeof run): Promise<InstanceStatus> => h.statusInGit(k);
   const refusalRecorded = async (id: string): Promise<void> => {
     await until(async () => (await statusInGit(run)).requests?.some((r) => r.id === id) === true, 30_000, `refusal of ${id} in Git`);
   };

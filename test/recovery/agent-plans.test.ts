@@ -6,13 +6,12 @@
  * `decommission` plan once per pod a scale-down removed, then its claims are deleted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
+import { startAgentHarness, WORKLOAD_CLUSTER, type AgentHarness } from '../helpers/agent-harness.js';
 import { checkHistory } from '../helpers/transitions.js';
-import { API, agentWorld, mirrorOf, testAgent, type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
+import { API, type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
 
 const dir = 'frameworks/quorum/1.0.0';
 function quorumFramework(): Record<string, string> {
@@ -57,37 +56,30 @@ function quorumFramework(): Record<string, string> {
 const instance = (replicas: number): string => `${API}\nkind: Instance\nframework: quorum\nversion: 1.0.0\nparams: { REPLICAS: ${replicas} }\n`;
 
 describe('recovery and decommission plans of a framework', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
   const logs: string[] = [];
   const key = { namespace: 'q', name: 'db' };
 
   beforeAll(async () => {
-    world = await agentWorld({ controllers: true, timing: { podStartDelayMs: 10, readyDelayMs: 10 }, nodes: 3 });
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    for (const [path, text] of Object.entries(quorumFramework())) world.user.write(path, text);
-    world.user.write('instances/q/db.yaml', instance(3));
-    world.user.commit('quorum of three');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { podCheckIntervalMs: 0, coalesceMs: 10, log: (_level, message) => logs.push(message) });
-    await agent.start();
+    h = await startAgentHarness({
+      cluster: WORKLOAD_CLUSTER,
+      files: { ...quorumFramework(), 'instances/q/db.yaml': instance(3) },
+      message: 'quorum of three',
+      agent: { podCheckIntervalMs: 0, coalesceMs: 10, log: (_level, message) => logs.push(message) },
+    });
+    ({ world, client, agent } = h);
     expect((await agent.pass()).reports.map((r) => `${r.instance} ${r.outcome.kind}`)).toEqual(['q/db complete']);
   }, 60_000);
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
-  const pod = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'q', name });
+  const pod = (name: string): Promise<KubeObject | undefined> => h.pod('q', name);
   const configMap = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'q', name });
-  const setDown = (node: string, down: boolean): Promise<KubeObject> => client.patch({ apiVersion: 'v1', kind: 'Node', name: node }, { metadata: { annotations: { 'sim.baton.dev/node-down': down ? 'true' : null } } }, 'merge');
+  const setDown = (node: string, down: boolean): Promise<KubeObject> => h.setNodeDown(node, down);
   const runsOf = async (plan: string): Promise<{ args: Record<string, string>; status: string }[]> => {
-    const cp = (await new ConfigMapCheckpointStore(client).load(key))?.checkpoint;
+    const cp = await h.checkpointOf(key);
     return [cp?.active, ...(cp?.history ?? [])].filter((r) => r?.plan === plan).map((r) => ({ args: r!.args, status: r!.state.status }));
   };
   async function passesUntil(done: () => Promise<boolean>, what: string): Promise<string[]> {
@@ -124,10 +116,7 @@ describe('recovery and decommission plans of a framework', () => {
   }, 90_000);
 
   it('GIVEN decommission: { plan: decommission, volumes: delete } WHEN REPLICAS goes from 3 to 2 THEN the decommission plan runs for db-2, then its claim is deleted; the others stay', async () => {
-    await world.user.pull();
-    world.user.write('instances/q/db.yaml', instance(2));
-    world.user.commit('two servers');
-    await world.user.push();
+    await h.push({ 'instances/q/db.yaml': instance(2) }, 'two servers');
     const claims = async (): Promise<string[]> => (await client.list('v1', 'PersistentVolumeClaim', 'q')).items.filter((c) => c.metadata.deletionTimestamp === undefined).map((c) => c.metadata.name ?? '').sort();
     await passesUntil(async () => !(await claims()).includes('data-db-2'), 'the claim of db-2 deleted');
     expect((await configMap('decommissioned-db-2'))?.['data']).toEqual({ pod: 'db-2' });

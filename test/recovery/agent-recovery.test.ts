@@ -5,67 +5,52 @@
  * replacement is one recorded run in git log. Pod requests through Git are carried out and recorded
  * with who asked; a request naming an unknown pod is refused in status, nothing disturbed.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trackingRef } from '../../src/git/mirror.js';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { HttpKubeClient } from '../../src/kube/http-client.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import { Renderer } from '../../src/render/index.js';
 import type { Agent, PassReport } from '../../src/sync/agent.js';
-import { readHistory, type HistoryEntry } from '../../src/sync/history.js';
+import type { HistoryEntry } from '../../src/sync/history.js';
+import { startAgentHarness, WORKLOAD_CLUSTER, type AgentHarness } from '../helpers/agent-harness.js';
+import { catalogFrameworkFiles } from '../helpers/catalog-files.js';
+import { until } from '../helpers/wait.js';
 import { commitRequest } from '../../src/sync/request-commit.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { agentWorld, mirrorOf, testAgent, type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
+import { type AgentWorld, outcomeLines, nodeOf, podReady } from '../sync/fixtures.js';
 
-const CATALOG = join(import.meta.dirname, '../../frameworks/zookeeper/1.0.0');
-
+/** The catalog ZooKeeper with `recovery` as its recovery rule. */
 function catalogFiles(recovery: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out[`frameworks/zookeeper/1.0.0/${relative(CATALOG, path)}`] = readFileSync(path, 'utf8');
-    }
-  };
-  walk(CATALOG);
-  const fw = out['frameworks/zookeeper/1.0.0/framework.yaml'] ?? '';
-  const at = fw.indexOf('\nrecovery:');
-  const end = fw.indexOf('\ndecommission:');
-  // The catalog's rule with seconds instead of minutes: replaced 1s after it went not ready.
-  out['frameworks/zookeeper/1.0.0/framework.yaml'] = `${fw.slice(0, at)}\n${recovery}${fw.slice(end)}`;
-  return out;
+  return catalogFrameworkFiles('zookeeper', '1.0.0', (fw) => {
+    const at = fw.indexOf('\nrecovery:');
+    const end = fw.indexOf('\ndecommission:');
+    // The catalog's rule with seconds instead of minutes: replaced 1s after it went not ready.
+    return `${fw.slice(0, at)}\n${recovery}${fw.slice(end)}`;
+  });
 }
 
 describe('recovery: a lost node under a ZooKeeper server', () => {
+  let h: AgentHarness;
   let world: AgentWorld;
   let client: HttpKubeClient;
-  let renderer: Renderer;
   let agent: Agent;
 
   beforeAll(async () => {
-    world = await agentWorld({ controllers: true, timing: { podStartDelayMs: 10, readyDelayMs: 10 }, nodes: 3 });
-    client = await createKubeClient({ url: world.cluster.url });
-    renderer = new Renderer();
-    for (const [path, text] of Object.entries(catalogFiles('recovery:\n  permanentTimeout: 1s\n  permanent: replace\n  limits: { podInterval: 1s, maxPods: 1 }\n'))) world.user.write(path, text);
-    world.user.write('instances/zk/zk.yaml', 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: zookeeper\nversion: 1.0.0\nparams: { REPLICAS: 3, MEMORY: 256Mi, HEAP_MB: 128 }\n');
-    world.user.commit('zookeeper ensemble');
-    await world.user.push();
-    agent = testAgent(mirrorOf(world), client, renderer, { podCheckIntervalMs: 0, coalesceMs: 10, ...(process.env.DEBUG_AGENT ? { log: (level, message) => console.log(level, message), onEngineEvent: (e) => console.log(e.type, 'step' in e ? e.step : '', 'message' in e ? e.message : '') } : {}) });
-    await agent.start();
+    h = await startAgentHarness({
+      cluster: WORKLOAD_CLUSTER,
+      files: {
+        ...catalogFiles('recovery:\n  permanentTimeout: 1s\n  permanent: replace\n  limits: { podInterval: 1s, maxPods: 1 }\n'),
+        'instances/zk/zk.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: zookeeper\nversion: 1.0.0\nparams: { REPLICAS: 3, MEMORY: 256Mi, HEAP_MB: 128 }\n',
+      },
+      message: 'zookeeper ensemble',
+      agent: { podCheckIntervalMs: 0, coalesceMs: 10, ...(process.env.DEBUG_AGENT ? { log: (level, message) => console.log(level, message), onEngineEvent: (e) => console.log(e.type, 'step' in e ? e.step : '', 'message' in e ? e.message : '') } : {}) },
+    });
+    ({ world, client, agent } = h);
     const first = await agent.pass();
     expect(first.reports.map((r) => `${r.instance} ${r.outcome.kind}`)).toEqual(['zk/zk complete']);
   }, 60_000);
-  afterAll(async () => {
-    await agent.stop();
-    await renderer.close();
-    client.close();
-    await world.stop();
-  });
+  afterAll(() => h.stop());
 
-  const pod = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'zk', name });
-  const claim = (name: string): Promise<KubeObject | undefined> => client.get({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'zk', name });
+  const pod = (name: string): Promise<KubeObject | undefined> => h.pod('zk', name);
+  const claim = (name: string): Promise<KubeObject | undefined> => h.claim('zk', name);
   /** Agent passes until one reports `want` (the agent acts once the rule's timeout has passed). */
   async function passUntil(want: string, what: string): Promise<PassReport> {
     const deadline = Date.now() + 30_000;
@@ -76,19 +61,7 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  async function history(): Promise<HistoryEntry[]> {
-    const reader = mirrorOf(world, `reader-${Date.now()}`);
-    await reader.init();
-    await reader.fetch('main');
-    return readHistory(reader, { ref: trackingRef('main'), instance: 'zk/zk' });
-  }
+  const history = (): Promise<HistoryEntry[]> => h.historyOf('zk/zk');
   async function status(): Promise<InstanceStatus> {
     await world.user.pull();
     return parseStatus(world.user.git('show', 'HEAD:status/zk/zk.yaml'), 'zk/zk');
@@ -98,8 +71,8 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     const before = await pod('zk-1');
     const oldClaim = await claim('data-zk-1');
     const lost = nodeOf(before);
-    await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': 'true' } } }, 'merge');
-    await until(async () => !podReady(await pod('zk-1')), 'zk-1 not ready on the failed node');
+    await h.setNodeDown(lost, true);
+    await until(async () => !podReady(await pod('zk-1')), 15_000, 'zk-1 not ready on the failed node');
 
     await passUntil('zk/zk complete pod-replace', 'the replacement of zk-1');
     const after = await pod('zk-1');
@@ -119,7 +92,7 @@ describe('recovery: a lost node under a ZooKeeper server', () => {
     expect(replaced.map((h) => [h.pods, h.requestedBy])).toEqual([[['zk-1'], 'recovery'], [['zk-1'], 'recovery']]);
     // A healthy ensemble: the next passes do nothing more.
     expect(outcomeLines(await agent.pass())).toEqual([]);
-    await client.patch({ apiVersion: 'v1', kind: 'Node', name: lost }, { metadata: { annotations: { 'sim.baton.dev/node-down': null } } }, 'merge');
+    await h.setNodeDown(lost, false);
   }, 60_000);
 
   it('GIVEN a pod-restart request committed to Git WHEN the agent passes THEN zk-0 is restarted, recorded with who asked and why', async () => {

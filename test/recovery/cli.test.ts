@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATON_ARGV } from '../helpers/cli.js';
 import { parseRequestFile } from '../../src/sync/request-file.js';
-import { dbInstance, deploy, podNamed, pods, recoveryWorld, type RecoveryWorld } from './world.js';
+import { dbInstance, deploy, recoveryWorld, type RecoveryWorld } from './world.js';
 
 let world: RecoveryWorld;
 beforeAll(async () => {
@@ -30,13 +30,13 @@ function baton(args: string[], cwd = process.cwd()): Promise<{ code: number; std
 
 describe('baton pod --direct', () => {
   it('GIVEN a pod of the instance WHEN restarted directly THEN progress is printed, exit 0, and a Kubernetes Event names who asked and why', async () => {
-    const uid = (await podNamed(world, 'shop', 'orders-db-0'))?.metadata.uid;
-    const r = await baton(['pod', 'restart', 'shop/orders', 'orders-db-0', '--direct', '--kubeconfig', world.cluster.kubeconfigPath, '--reason', 'leaking file handles']);
+    const uid = (await world.pod('shop', 'orders-db-0'))?.metadata.uid;
+    const r = await baton(['pod', 'restart', 'shop/orders', 'orders-db-0', '--direct', '--kubeconfig', world.kubeconfigPath, '--reason', 'leaking file handles']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('plan pod-restart started (requested by Jane <jane@example.com>: leaking file handles)');
     expect(r.stdout).toMatch(/pod-restart: COMPLETE: orders-db-0: restarted on node \S+, ready/);
-    expect((await podNamed(world, 'shop', 'orders-db-0'))?.metadata.uid).not.toBe(uid);
+    expect((await world.pod('shop', 'orders-db-0'))?.metadata.uid).not.toBe(uid);
     const events = (await world.client.list('v1', 'Event', 'shop')).items.map((e) => (typeof e['message'] === 'string' ? e['message'] : ''));
     expect(events.some((m) => m.includes('pod-restart') && m.includes('requested by Jane <jane@example.com>: leaking file handles'))).toBe(true);
   }, 60_000);
@@ -45,11 +45,11 @@ describe('baton pod --direct', () => {
     ['an unknown pod', ['pod', 'replace', 'shop/orders', 'orders-db-7'], /error: pod orders-db-7 does not exist in namespace shop; pods of shop\/orders: orders-db-0/],
     ['an unknown instance', ['pod', 'restart', 'shop/nope', 'orders-db-0'], /error: instance shop\/nope is not known to Baton in this cluster/],
   ])('GIVEN %s THEN exit 1 with the error, and no pod is touched', async (_what, args, message) => {
-    const before = (await pods(world, 'shop')).map((p) => p.metadata.uid).sort();
-    const r = await baton([...args, '--direct', '--kubeconfig', world.cluster.kubeconfigPath]);
+    const before = (await world.pods('shop')).map((p) => p.metadata.uid).sort();
+    const r = await baton([...args, '--direct', '--kubeconfig', world.kubeconfigPath]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(message);
-    expect((await pods(world, 'shop')).map((p) => p.metadata.uid).sort()).toEqual(before);
+    expect((await world.pods('shop')).map((p) => p.metadata.uid).sort()).toEqual(before);
   }, 60_000);
 
   it.each([

@@ -8,7 +8,10 @@ import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.j
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { EngineEvent } from '../../src/plans/events.js';
 import { runPodAction, type PodActionOptions } from '../../src/recovery/index.js';
-import { claimNamed, dbInstance, deploy, isReady, nodeOf, podNamed, pods, recoveryWorld, setNodeDown, until, type RecoveryWorld } from './world.js';
+import { isReady } from '../helpers/agent-harness.js';
+import { until } from '../helpers/wait.js';
+import { nodeOf } from '../sync/fixtures.js';
+import { dbInstance, deploy, recoveryWorld, type RecoveryWorld } from './world.js';
 
 let world: RecoveryWorld;
 const db = dbInstance('shop', 'orders');
@@ -31,15 +34,15 @@ function action(overrides: Partial<PodActionOptions> & Pick<PodActionOptions, 'a
 
 describe('pod restart', () => {
   it('GIVEN a ready StatefulSet pod WHEN restarted THEN it comes back Ready with a new uid on the same claim, recorded as a pod-restart run', async () => {
-    const before = await podNamed(world, 'shop', 'orders-db-1');
-    const claim = await claimNamed(world, 'shop', 'data-orders-db-1');
+    const before = await world.pod('shop', 'orders-db-1');
+    const claim = await world.claim('shop', 'data-orders-db-1');
     const { options, events } = action({ action: 'restart', pods: ['orders-db-1'], reason: 'stuck connection pool' });
     const result = await runPodAction(options);
     expect(result.kind).toBe('complete');
-    const after = await podNamed(world, 'shop', 'orders-db-1');
+    const after = await world.pod('shop', 'orders-db-1');
     expect(after?.metadata.uid).not.toBe(before?.metadata.uid);
     expect(isReady(after)).toBe(true);
-    expect((await claimNamed(world, 'shop', 'data-orders-db-1'))?.metadata.uid).toBe(claim?.metadata.uid);
+    expect((await world.claim('shop', 'data-orders-db-1'))?.metadata.uid).toBe(claim?.metadata.uid);
     expect(events.map((e) => e.type).filter((t) => t !== 'checkpoint' && t !== 'step-waiting')).toEqual(['plan-started', 'phase-started', 'step-started', 'step-complete', 'phase-complete', 'plan-complete']);
     const cp = (await new ConfigMapCheckpointStore(world.client).load(db.key))?.checkpoint;
     expect(cp?.pods?.last).toMatchObject({ plan: 'pod-restart', reason: 'stuck connection pool', args: { POD: 'orders-db-1', BY: 'Jane <jane@example.com>' }, state: { status: 'COMPLETE' } });
@@ -49,10 +52,10 @@ describe('pod restart', () => {
   }, 30_000);
 
   it('GIVEN a Deployment pod WHEN restarted THEN the old pod is gone and its ReplicaSet is ready again with a new pod', async () => {
-    const web = (await pods(world, 'shop')).find((p) => p.metadata.name?.startsWith('orders-web-'));
+    const web = (await world.pods('shop')).find((p) => p.metadata.name?.startsWith('orders-web-'));
     const { options } = action({ action: 'restart', pods: [web?.metadata.name ?? ''] });
     expect((await runPodAction(options)).kind).toBe('complete');
-    const now = (await pods(world, 'shop')).filter((p) => p.metadata.name?.startsWith('orders-web-'));
+    const now = (await world.pods('shop')).filter((p) => p.metadata.name?.startsWith('orders-web-'));
     expect(now.map((p) => p.metadata.uid)).not.toContain(web?.metadata.uid);
     expect(now.some(isReady)).toBe(true);
   }, 30_000);
@@ -60,23 +63,23 @@ describe('pod restart', () => {
 
 describe('pod replace', () => {
   it('GIVEN the node under orders-db-2 failed WHEN replaced THEN it comes back Ready on another node with a new claim and volume', async () => {
-    const before = await podNamed(world, 'shop', 'orders-db-2');
-    const claim = await claimNamed(world, 'shop', 'data-orders-db-2');
+    const before = await world.pod('shop', 'orders-db-2');
+    const claim = await world.claim('shop', 'data-orders-db-2');
     const lost = nodeOf(before);
-    await setNodeDown(world, lost, true);
-    await until(async () => !isReady(await podNamed(world, 'shop', 'orders-db-2')), 'pod not ready on the failed node');
+    await world.setNodeDown(lost, true);
+    await until(async () => !isReady(await world.pod('shop', 'orders-db-2')), 15_000, 'pod not ready on the failed node');
     const { options, events } = action({ action: 'replace', pods: ['orders-db-2'], reason: 'node lost' });
     const result = await runPodAction(options);
     expect(result.kind).toBe('complete');
-    const after = await podNamed(world, 'shop', 'orders-db-2');
+    const after = await world.pod('shop', 'orders-db-2');
     expect(isReady(after)).toBe(true);
     expect(nodeOf(after)).not.toBe(lost);
-    const newClaim = await claimNamed(world, 'shop', 'data-orders-db-2');
+    const newClaim = await world.claim('shop', 'data-orders-db-2');
     expect(newClaim?.metadata.uid).not.toBe(claim?.metadata.uid);
     expect((newClaim?.['status'] as { phase?: string }).phase).toBe('Bound');
     const complete = events.find((e) => e.type === 'plan-complete');
     expect(complete?.type === 'plan-complete' && complete.run.state.status === 'COMPLETE' && complete.run.state.message).toMatch(/orders-db-2: replaced on node \S+ \(was .+\), ready with new claim data-orders-db-2/);
-    await setNodeDown(world, lost, false);
+    await world.setNodeDown(lost, false);
   }, 30_000);
 });
 
@@ -88,11 +91,11 @@ describe('bad input', () => {
   ] as const)('GIVEN %s WHEN a restart is asked THEN it is refused naming it, and nothing is deleted or recorded', async (_what, overrides, message) => {
     const store = new ConfigMapCheckpointStore(world.client);
     const before = JSON.stringify((await store.load(db.key))?.checkpoint);
-    const uids = (await pods(world, 'shop')).map((p) => p.metadata.uid).sort();
+    const uids = (await world.pods('shop')).map((p) => p.metadata.uid).sort();
     const { options, events } = action({ action: 'restart', ...overrides });
     await expect(runPodAction(options)).rejects.toThrow(message);
     expect(events).toEqual([]);
     expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
-    expect((await pods(world, 'shop')).map((p) => p.metadata.uid).sort()).toEqual(uids);
+    expect((await world.pods('shop')).map((p) => p.metadata.uid).sort()).toEqual(uids);
   }, 30_000);
 });

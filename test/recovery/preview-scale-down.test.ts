@@ -1,31 +1,19 @@
 /** `baton preview` says what a scale-down does with the removed replicas (framework.yaml `decommission:`). */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Renderer } from '../../src/render/index.js';
 import { treesAt } from '../../src/preview/git-trees.js';
 import { buildPreview } from '../../src/preview/preview.js';
 import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { formatText } from '../../src/preview/format-text.js';
+import { catalogFrameworkFiles } from '../helpers/catalog-files.js';
 import { FixtureRepo } from '../preview/fixture-repo.js';
 
-const REDIS = join(import.meta.dirname, '../../frameworks/redis/1.1.0');
 let renderer: Renderer;
 beforeAll(() => { renderer = new Renderer(); });
 afterAll(async () => renderer.close());
 
 function withCatalogRedis(repo: FixtureRepo, framework?: (text: string) => string): void {
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else {
-        const text = readFileSync(path, 'utf8');
-        repo.write(`frameworks/redis/1.1.0/${relative(REDIS, path)}`, name === 'framework.yaml' && framework ? framework(text) : text);
-      }
-    }
-  };
-  walk(REDIS);
+  for (const [path, text] of Object.entries(catalogFrameworkFiles('redis', '1.1.0', framework))) repo.write(path, text);
 }
 const redis = (replicas: number): string => `apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: redis\nversion: 1.1.0\nparams: { REPLICAS: ${replicas} }\n`;
 

@@ -44,6 +44,10 @@ export function startControllers(options: ControllerOptions, controllers: Contro
 
   return {
     ready: () => started,
+    async settled(horizonMs) {
+      await started.catch(() => {});
+      await runner?.settled(horizonMs);
+    },
     async stop() {
       stopping = true;
       abort.abort();

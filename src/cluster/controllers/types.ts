@@ -34,6 +34,12 @@ export interface ControllerOptions {
 export interface ControllerManager {
   /** Resolves once nodes exist and every informer has listed: from then on workloads progress. */
   ready(): Promise<void>;
+  /**
+   * Resolves once the controllers have nothing left to do: no key queued or being reconciled, none
+   * due after a delay within `horizonMs` (default 5 s: pod start and ready delays, retry backoffs).
+   * For tests that assert a controller changed nothing more, instead of sleeping.
+   */
+  settled(horizonMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 

@@ -119,7 +119,8 @@ describe('rolling updates', () => {
     await eventually(rolledOut('web', 2), 5000, 'rollout');
     await h.kube.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' });
     await eventually(() => h.kube.all('Pod').length === 0 && h.kube.all('ReplicaSet').length === 0, 2000, 'cleanup');
-    await new Promise((r) => setTimeout(r, 50));
+    // Nothing comes back once the controllers have nothing left to do.
+    await h.manager.settled();
     expect(h.kube.all('Pod')).toEqual([]);
   });
 });

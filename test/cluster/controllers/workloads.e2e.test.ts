@@ -90,7 +90,8 @@ describe('StatefulSet', () => {
     await eventually(() => st(get('StatefulSet', 'db')).readyReplicas === 3, 5000, 'ready');
     await rollTo('redis:8');
     await eventually(() => st(get('StatefulSet', 'db')).updatedReplicas === 1 && st(get('StatefulSet', 'db')).readyReplicas === 3, 5000, 'partitioned');
-    await new Promise((r) => setTimeout(r, 100));
+    // The controllers have nothing left to do: the ordinals below the partition stay as they are.
+    await h.manager.settled();
     expect(images()).toEqual(['redis:7', 'redis:7', 'redis:8']);
   });
 
@@ -98,7 +99,9 @@ describe('StatefulSet', () => {
     await h.kube.create(statefulSet('db', 3, { updateStrategy: { type: 'OnDelete' } }));
     await eventually(() => st(get('StatefulSet', 'db')).readyReplicas === 3, 5000, 'ready');
     await rollTo('redis:8');
-    await new Promise((r) => setTimeout(r, 100));
+    // The new revision is recorded and the controllers have nothing left to do: still no pod replaced.
+    await eventually(() => st(get('StatefulSet', 'db')).updateRevision !== st(get('StatefulSet', 'db')).currentRevision, 5000, 'new revision');
+    await h.manager.settled();
     expect(images()).toEqual(['redis:7', 'redis:7', 'redis:7']);
     await h.kube.delete({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'db-1' });
     await eventually(() => images()[1] === 'redis:8' && st(get('StatefulSet', 'db')).readyReplicas === 3, 5000, 'db-1 recreated');

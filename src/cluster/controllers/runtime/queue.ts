@@ -13,6 +13,7 @@ export class WorkQueue {
   private readonly delayed = new Map<string, { at: number; timer: Timer }>();
   private waiters: (() => void)[] = [];
   private closed = false;
+  private onDone: (() => void) | undefined;
 
   constructor(private readonly clock: Clock) {}
 
@@ -60,10 +61,25 @@ export class WorkQueue {
   done(key: string): void {
     this.processing.delete(key);
     if (this.dirty.delete(key)) this.add(key);
+    this.onDone?.();
   }
 
   get length(): number {
     return this.order.length;
+  }
+
+  /** Nothing queued, in flight or due after a delay within `horizonMs` from now (a closed queue is idle). */
+  idleWithin(horizonMs: number): boolean {
+    if (this.closed) return true;
+    if (this.order.length > 0 || this.processing.size > 0) return false;
+    const until = this.clock.now() + horizonMs;
+    for (const { at } of this.delayed.values()) if (at <= until) return false;
+    return true;
+  }
+
+  /** Called after every `done` and on close: the moments a queue can become idle. */
+  whenDone(listener: () => void): void {
+    this.onDone = listener;
   }
 
   close(): void {
@@ -71,6 +87,7 @@ export class WorkQueue {
     for (const { timer } of this.delayed.values()) timer.cancel();
     this.delayed.clear();
     this.wake();
+    this.onDone?.();
   }
 
   private wake(): void {

@@ -23,6 +23,9 @@ export interface RunnerOptions {
   onError?: (controller: string, key: string, err: unknown) => void;
 }
 
+/** Delays within this are pending work for `settled` (the longest retry backoff is 5 s). */
+export const SETTLE_HORIZON_MS = 5000;
+
 export class ControllerRunner {
   private readonly informers = new Map<KindName, Informer>();
   private readonly queues = new Map<string, WorkQueue>();
@@ -45,6 +48,7 @@ export class ControllerRunner {
     };
     for (const controller of options.controllers) {
       const queue = new WorkQueue(clock);
+      queue.whenDone(() => this.checkSettled());
       this.queues.set(controller.name, queue);
       this.informerFor(controller.kind);
       for (const watch of controller.watches ?? []) this.informerFor(watch.kind);
@@ -122,6 +126,41 @@ export class ControllerRunner {
         queue.done(key);
       }
     }
+  }
+
+  private settleWaiters: { horizonMs: number; resolve: () => void }[] = [];
+  private settleCheckPending = false;
+
+  /**
+   * Resolves once every controller's queue is idle: no key queued or being reconciled, and none due
+   * after a delay within `horizonMs` (a pod's start, a retry's backoff: at most 5 s). A later delay (a
+   * Deployment's progress deadline, an HPA's sync period, a CronJob's next slot) is the future, not
+   * pending work. Idle must still hold one macrotask later, so that the watch events of a reconcile's
+   * last writes already on their way (microtasks with an in-process client) land first; over HTTP an
+   * event still in the socket is not seen.
+   */
+  settled(horizonMs = SETTLE_HORIZON_MS): Promise<void> {
+    return new Promise((resolve) => {
+      this.settleWaiters.push({ horizonMs, resolve });
+      this.checkSettled();
+    });
+  }
+
+  private idleWithin(horizonMs: number): boolean {
+    return this.stopped || [...this.queues.values()].every((q) => q.idleWithin(horizonMs));
+  }
+
+  /** Runs after every reconcile (and on close): resolves the waiters whose horizon is idle. */
+  private checkSettled(): void {
+    if (this.settleCheckPending || !this.settleWaiters.some((w) => this.idleWithin(w.horizonMs))) return;
+    this.settleCheckPending = true;
+    setImmediate(() => {
+      this.settleCheckPending = false;
+      // Those still busy are checked again when the work that keeps them busy is done.
+      const ready = this.settleWaiters.filter((w) => this.idleWithin(w.horizonMs));
+      this.settleWaiters = this.settleWaiters.filter((w) => !ready.includes(w));
+      for (const w of ready) w.resolve();
+    });
   }
 
   async stop(): Promise<void> {
