@@ -22,6 +22,7 @@ export {
   loadInstance,
   loadSettings,
 } from './repository.js';
+export { FRAMEWORK_CACHE_ENTRIES, FrameworkCache } from './framework-cache.js';
 export type { ClusterDecl, DecommissionDecl, FrameworkDecl, InstanceDecl, RecoveryDecl, ParamDecl, PlanDecl, RepositoryDecl, RequestDecl, ScheduleDecl, SyncSettingsDecl, TaskDecl } from './schemas.js';
 export { API_VERSION, requestSchema, REQUEST_ACTIONS, REQUEST_FIELDS } from './schemas.js';
 export type { RequestAction, RequestField, RequestItemDecl } from './schemas.js';

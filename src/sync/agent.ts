@@ -33,6 +33,7 @@ import { afterRun, dueRun, scheduleStatus, type DueRun } from './schedules.js';
 import type { DriftKeeper } from '../drift/index.js';
 import { DriftLoop } from './drift-loop.js';
 import { RecoveryLoop } from './recovery-loop.js';
+import { FrameworkCache } from '../render/index.js';
 import { contentKeyOf, repositorySyncAt, retryDue } from './retry-due.js';
 import { decideBeside, onlyRequestChanged, RequestLane } from './request-lane.js';
 import type { SyncSettingsDecl } from '../render/index.js';
@@ -175,6 +176,8 @@ export class Agent {
   private stopping = false;
   private readonly driftLoop: DriftLoop | undefined;
   private readonly recoveryLoop: RecoveryLoop;
+  /** Framework versions loaded by the pod pass and beside running plans, by tree id (issue #20). */
+  private readonly frameworks = new FrameworkCache();
   /** Ids of the desired-state content of the last pass (status commits do not change it): a new one retries failed instances. */
   private lastContent: string | undefined;
   private lastScanned: string | undefined;
@@ -235,6 +238,7 @@ export class Agent {
       busy: (id) => this.workers.has(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       runPlan: (desired, request, reason, after) => this.runRequested(desired, request, reason, after),
+      frameworks: this.frameworks,
       log: this.log,
       now: () => this.now(),
     }, options.podCheckIntervalMs);
@@ -623,7 +627,7 @@ export class Agent {
     const reason = changeReason(previous?.observed, d.fingerprint);
     return (async (): Promise<InstanceReport> => {
       try {
-        const verdict = await decideBeside({ store: this.options.checkpoints, tree, desired: d, commit, now: this.now().toISOString() });
+        const verdict = await decideBeside({ store: this.options.checkpoints, tree, desired: d, commit, now: this.now().toISOString(), frameworks: this.frameworks });
         if (verdict.kind === 'beside') {
           lane.deliver(verdict.records, d.fingerprint, verdict.requests);
           this.log('info', `${key}: requests decided beside the running plan, which goes on`, { instance: key, commit });

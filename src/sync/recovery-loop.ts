@@ -12,7 +12,7 @@ import { errorMessage } from '../errors.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
-import { loadFramework } from '../render/repository.js';
+import type { FrameworkCache } from '../render/index.js';
 import { nextCare, recordRecoveryPlanRuns, recoveryRequestId, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
 import type { AgentLog, InstanceReport } from './agent.js';
 import { driftReporter, OneCommitEach, recordRunTransitions, repairListener } from './drift-report.js';
@@ -29,6 +29,8 @@ export interface RecoveryHost {
   asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
   /** A framework plan run once for the request id, with arguments (POD=<pod>), as the instance's worker; `after` runs in the worker once the run ended. */
   runPlan(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string, after?: () => Promise<void>): Promise<InstanceReport>;
+  /** The agent's loaded framework versions by tree id: a version is parsed once, not per instance per pass. */
+  frameworks: FrameworkCache;
   log: AgentLog;
   now(): Date;
 }
@@ -49,6 +51,9 @@ export class RecoveryLoop {
   private nextAt = 0;
   /** Held pods last logged per instance, so a held pod is logged when the reason changes, not every pass. */
   private readonly heldLogged = new Map<string, string>();
+  /** Pod requests by request file blob id, and `suspend` by instance file blob id: each file is parsed once, not every pass. */
+  private readonly podRequestsByBlob = new BoundedMemo<PodRequest[]>();
+  private readonly suspendedByBlob = new BoundedMemo<boolean>();
 
   constructor(private readonly host: RecoveryHost, private readonly intervalMs = DEFAULT_POD_CHECK_MS) {}
 
@@ -97,8 +102,10 @@ export class RecoveryLoop {
       this.watching = true;
       return undefined;
     }
-    const requests = await podRequests(input.tree, d.key);
-    const fw = await loadFramework(input.tree, d.framework.name, d.framework.version);
+    // The scan's fingerprint holds the request file's blob id (none: no file) and the framework folder's tree id.
+    const requestBlob = d.fingerprint.request;
+    const requests = requestBlob === undefined ? [] : await this.podRequestsByBlob.get(requestBlob, () => podRequests(input.tree, d.key));
+    const fw = await this.host.frameworks.load(input.tree, d.framework.name, d.framework.version, d.fingerprint.framework);
     const recovery = fw.ok ? fw.value.decl.recovery : undefined;
     const decommission = fw.ok ? fw.value.decl.decommission : undefined;
     if (requests.length === 0 && recovery === undefined && decommission === undefined) return undefined;
@@ -106,7 +113,7 @@ export class RecoveryLoop {
     const deps = this.host.deps();
     const checkpoint = (await deps.checkpoints.load(d.key))?.checkpoint;
     if (checkpoint === undefined || this.host.busy(id)) return undefined;
-    const automatic = status.sync?.status === 'Synced' && status.drift?.status !== 'Drifted' && !(await suspended(input.tree, d.file));
+    const automatic = status.sync?.status === 'Synced' && status.drift?.status !== 'Drifted' && !(await this.suspendedByBlob.get(d.fingerprint.instance, () => suspended(input.tree, d.file)));
     const client = deps.clientFor?.(d.key) ?? deps.client;
     const plan = await nextCare({ client, instance: d.key, checkpoint, requests, ...(recovery ? { recovery } : {}), ...(decommission ? { decommission } : {}), automatic, now: this.host.now().getTime() });
     this.logHeld(id, plan.held);
@@ -169,6 +176,21 @@ export class RecoveryLoop {
     if (text === (this.heldLogged.get(id) ?? '')) return;
     this.heldLogged.set(id, text);
     if (text !== '') this.host.log('info', `${id}: recovery holds back: ${text}`, { instance: id });
+  }
+}
+
+/** Values derived from a file by its blob id (content-addressed, so never stale); cleared when full. */
+class BoundedMemo<T> {
+  private readonly values = new Map<string, T>();
+  constructor(private readonly maxEntries = 4096) {}
+
+  async get(blob: string, derive: () => Promise<T>): Promise<T> {
+    const known = this.values.get(blob);
+    if (known !== undefined) return known;
+    const value = await derive();
+    if (this.values.size >= this.maxEntries) this.values.clear();
+    this.values.set(blob, value);
+    return value;
   }
 }
 

@@ -15,6 +15,7 @@ import { withRequestsOf } from '../plans/request-merge.js';
 import { pendingRequests, refuseBeside } from '../control/index.js';
 import { parseRequestFile, requestPath, triggerOf, type OperatorRequest } from './request-file.js';
 import type { CommitTree } from '../git/tree.js';
+import type { FrameworkCache } from '../render/index.js';
 import { loadFramework } from '../render/repository.js';
 import type { DesiredInstance } from './scan.js';
 import type { Fingerprint } from './status-file.js';
@@ -82,7 +83,7 @@ export type BesideVerdict =
  * Decides the requests of `desired`'s request file while the instance's plan runs. A request file
  * that cannot be read or parsed is the plan run's to refuse (as bad content), so it supersedes.
  */
-export async function decideBeside(input: { store: CheckpointStore; tree: CommitTree; desired: DesiredInstance; commit: string; now: string }): Promise<BesideVerdict> {
+export async function decideBeside(input: { store: CheckpointStore; tree: CommitTree; desired: DesiredInstance; commit: string; now: string; frameworks?: FrameworkCache }): Promise<BesideVerdict> {
   const { key } = input.desired;
   const text = await input.tree.readText(requestPath(key));
   if (text === undefined) return { kind: 'beside', records: undefined };
@@ -105,9 +106,11 @@ export async function decideBeside(input: { store: CheckpointStore; tree: Commit
 }
 
 /** The plans the desired framework version defines (for PLAN_UNKNOWN); falls back to the plans that ran. */
-async function definedPlans(input: { tree: CommitTree; desired: DesiredInstance }, ran: readonly string[]): Promise<string[]> {
+async function definedPlans(input: { tree: CommitTree; desired: DesiredInstance; frameworks?: FrameworkCache }, ran: readonly string[]): Promise<string[]> {
   const fw = input.desired.framework;
   if (fw === undefined) return [...new Set(ran)];
-  const loaded = await loadFramework(input.tree, fw.name, fw.version);
+  const loaded = input.frameworks
+    ? await input.frameworks.load(input.tree, fw.name, fw.version, input.desired.fingerprint.framework)
+    : await loadFramework(input.tree, fw.name, fw.version);
   return loaded.ok ? Object.keys(loaded.value.decl.plans) : [...new Set(ran)];
 }
