@@ -137,7 +137,7 @@ describe('a cluster whose kubeconfig is a Secret of the own cluster', () => {
     expect(await configMaps(own)).not.toContain('remote');
     const remote = await status('remote');
     expect(remote.state).toBe('COMPLETE');
-    expect(remote.cluster).toEqual({ name: 'vault', server: set.clusters[1]!.url.replace(/\/$/, '') });
+    expect(remote.cluster).toEqual({ name: 'vault', server: h.clusters[1]!.url.replace(/\/$/, '') });
   });
 
   it('GIVEN the right token for locked THEN the next poll deploys its instance there', async () => {

@@ -60,7 +60,7 @@ describe('one agent, two clusters: each instance in its target cluster', () => {
     expect(farEvents.split(' ')).toEqual(expect.arrayContaining(['PlanStarted', 'PlanComplete']));
     expect(await kubectl('baton-sim-1', ['get', 'events', '-n', 'shop', '--field-selector', 'involvedObject.name=baton-checkpoint-far', '-o', 'name'])).toBe('');
     // Status names the target cluster of an instance that has one.
-    expect((await status('shop', 'far')).cluster).toEqual({ name: 'edge', server: set.clusters[1]!.url.replace(/\/$/, '') });
+    expect((await status('shop', 'far')).cluster).toEqual({ name: 'edge', server: h.clusters[1]!.url.replace(/\/$/, '') });
     expect((await status('shop', 'home')).cluster).toBeUndefined();
   });
 
