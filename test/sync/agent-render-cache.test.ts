@@ -21,8 +21,8 @@ describe('the agent renders unchanged inputs once', () => {
       message: 'two web instances',
     });
     ({ world, agent } = h);
-    const run = h.renderer.run.bind(h.renderer);
-    vi.spyOn(h.renderer, 'run').mockImplementation((job) => {
+    const run = h.renderer.runDeferred.bind(h.renderer);
+    vi.spyOn(h.renderer, 'runDeferred').mockImplementation((job) => {
       rendered.push(job.base.instance.name);
       return run(job);
     });
