@@ -168,11 +168,7 @@ export class StatusWriter {
     if (this.pacedTimer) { clearTimeout(this.pacedTimer); this.pacedTimer = undefined; }
     if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
     const run = this.chain.then(async () => {
-      const updates = this.queued;
-      this.queued = [];
-      const t = performance.now();
-      if (updates.length > 0) await this.commitAll(updates);
-      this.timings.commitMs += performance.now() - t;
+      await this.commitQueued();
       await this.push();
     });
     this.chain = run.then(() => { this.retryDelayMs = 0; }, (err: unknown) => this.retryLater(err));
@@ -230,6 +226,15 @@ export class StatusWriter {
     return this.pending ? this.flushPaced() : Promise.resolve();
   }
 
+  /** Commits the transitions queued so far, in order (run on the chain: one commit at a time). */
+  private async commitQueued(): Promise<void> {
+    const updates = this.queued;
+    this.queued = [];
+    const t = performance.now();
+    if (updates.length > 0) await this.commitAll(updates);
+    this.timings.commitMs += performance.now() - t;
+  }
+
   /**
    * flush(), but its push not sooner than the pace after the previous push (see `paceMs`): what is
    * queued is committed now (so commits keep the order of the transitions), and one push, when the
@@ -243,13 +248,7 @@ export class StatusWriter {
       if (!this.closed) this.flush().catch(() => undefined);
     }, Math.max(0, wait));
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
-    const run = this.chain.then(async () => {
-      const updates = this.queued;
-      this.queued = [];
-      const t = performance.now();
-      if (updates.length > 0) await this.commitAll(updates);
-      this.timings.commitMs += performance.now() - t;
-    });
+    const run = this.chain.then(() => this.commitQueued());
     this.chain = run.catch(() => undefined);
     return run;
   }
