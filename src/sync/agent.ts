@@ -199,6 +199,14 @@ export class Agent {
    * member's to act on is read again from the branch (its previous owner pushed before letting go).
    */
   private readonly held = new Set<string>();
+  /**
+   * How many times this member has let go of instances. A pass that began before a release decided
+   * with records the release threw away: it holds nothing, and its work starts only on instances still
+   * held (the next pass reads the others again). Without this, a pass in flight while the member let go
+   * marked the instances it had scanned as held; when one came back after another member ran a plan on
+   * it, it was decided with no record and that member's transitions were recorded a second time.
+   */
+  private releases = 0;
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -268,6 +276,7 @@ export class Agent {
    */
   async pass(options: { wait?: boolean; drift?: 'due' | 'all' } = {}): Promise<PassReport> {
     const { mirror, branch } = this.options;
+    const releases = this.releases;
     const owned = this.noteOwnership();
     const version = owned?.snapshot.version;
     const commit = await mirror.fetch(branch);
@@ -287,10 +296,10 @@ export class Agent {
     // What runs is the desired state of the user's commit behind the tip (perhaps a status commit).
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
-    await this.loadOwnedStatuses(owned);
+    await this.loadOwnedStatuses(owned, releases);
     const scanned = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems));
     const desired = mine(scanned, owned?.snapshot);
-    this.hold(desired.keys());
+    this.hold(desired.keys(), releases);
     await this.noteContent(commit, tree);
     await this.noteTargets(tree, desired, scanned);
     this.clusterValues = [...desired.values()].some((d) => d.valuesFrom.length > 0);
@@ -760,6 +769,7 @@ export class Agent {
     const id = keyString(key);
     if (this.stopping) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'the agent is stopping' } });
     if (!this.mayAct(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } });
+    if (!this.holdsRecord(id)) return Promise.resolve({ instance: id, reason, outcome: { kind: 'nothing', message: 'its status is read from the branch at the next pass' } });
     const running = this.workers.get(id);
     if (supersede) running?.abort.abort();
     const abort = new AbortController();
@@ -770,6 +780,7 @@ export class Agent {
         // nothing needs recording; the newer desired state (or the next agent) takes it from here.
         if (abort.signal.aborted) return { instance: id, reason, outcome: { kind: 'nothing', message: 'superseded before it started' } };
         if (!this.mayAct(id)) return { instance: id, reason, outcome: { kind: 'nothing', message: 'another shard member acts on this instance' } };
+        if (!this.holdsRecord(id)) return { instance: id, reason, outcome: { kind: 'nothing', message: 'its status is read from the branch at the next pass' } };
         try {
           const { outcome, status } = await body(abort.signal);
           this.options.onOutcome?.(outcome);
@@ -816,9 +827,9 @@ export class Agent {
   }
 
   /** The statuses a pass decides with: every instance's for one agent; a shard member's held share (see loadHandedOver). */
-  private async loadOwnedStatuses(owned: { snapshot: OwnershipSnapshot; changed: boolean } | undefined): Promise<void> {
+  private async loadOwnedStatuses(owned: { snapshot: OwnershipSnapshot; changed: boolean } | undefined, releases: number): Promise<void> {
     if (owned === undefined) await this.loadStatuses();
-    else if (owned.changed) await this.loadHandedOver(owned.snapshot);
+    else if (owned.changed) await this.loadHandedOver(owned.snapshot, releases);
   }
 
   /** The status files the agent wrote before (possibly another agent, before a restart); one agent alone. */
@@ -840,21 +851,27 @@ export class Agent {
    * replaced: deciding with it would record that owner's transitions a second time. Instances held all
    * along keep the record this member wrote (perhaps still queued).
    */
-  private async loadHandedOver(owned: OwnershipSnapshot): Promise<void> {
+  private async loadHandedOver(owned: OwnershipSnapshot, releases: number): Promise<void> {
     const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
     const want = (id: string): boolean => owned.mayAct(id) && !this.held.has(id);
     for (const id of [...this.statuses.keys()]) if (want(id)) this.statuses.delete(id);
     if (tip === undefined) return;
-    for (const status of await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m))) {
+    const read = await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m));
+    // Let go of instances while reading: these records may belong to another member now (see `releases`).
+    if (releases !== this.releases) return;
+    for (const status of read) {
       const id = keyString(status.instance);
       this.statuses.set(id, status);
       this.held.add(id);
     }
   }
 
-  /** A shard member's instances to act on this pass: their records were read (or they have none yet); from now on its record is theirs. */
-  private hold(ids: Iterable<string>): void {
-    if (this.options.ownership === undefined) return;
+  /**
+   * A shard member's instances to act on this pass: their records were read (or they have none yet); from
+   * now on its record is theirs. Not when the member let go of instances since the pass began (`releases`).
+   */
+  private hold(ids: Iterable<string>, releases: number): void {
+    if (this.options.ownership === undefined || releases !== this.releases) return;
     for (const id of ids) this.held.add(id);
   }
 
@@ -871,6 +888,7 @@ export class Agent {
   async release(keep: (id: string) => boolean): Promise<void> {
     const leaving = [...this.workers].filter(([id]) => !keep(id));
     if (leaving.length > 0) this.log('info', `letting go of ${leaving.length} instances with work running: ${leaving.map(([id]) => id).join(', ')}`);
+    this.releases += 1;
     for (const [, w] of leaving) w.abort.abort();
     await Promise.all(leaving.map(([, w]) => w.done));
     await this.writer.flush();

@@ -3,6 +3,8 @@
  * test): the new owner must decide with the record its previous owner pushed when it let go, not with
  * a status file it read earlier, while the instance was its by its own view but still the other's to
  * act on. A stale record derives transitions the previous owner already recorded: they would land twice.
+ * The same holds for a member that lets go of an instance while one of its passes is under way: that
+ * pass must not count the instance as read, or the member decides with no record when it comes back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
@@ -89,5 +91,53 @@ describe('an instance handed from one shard member to another', () => {
     const history = checkHistory(world.sandbox.env, world.origin);
     expect(history.defects).toEqual([]);
     expect(await events()).toEqual(['plan-started', 'phase-complete', 'phase-complete', 'plan-complete']);
+  });
+
+  it('GIVEN a pass under way WHEN the member lets go of the instance meanwhile and gets it back after another member ran a plan THEN it reads the record again and records nothing twice', async () => {
+    const id = 'shop/late';
+    await world.user.pull();
+    world.user.write('instances/shop/late.yaml', [API, 'kind: Instance', 'framework: gated', 'version: 1.0.0', ''].join('\n'));
+    world.user.commit('a second gated instance');
+    await world.user.push();
+    const ownC = new SetOwnership();
+    const ownD = new SetOwnership();
+    const mirrorD = mirrorOf(world, 'agent-d');
+    const c = testAgent(mirrorOf(world, 'agent-c'), client, renderer, { ownership: ownC, author: { name: 'Agent c', email: 'c@example.com' } });
+    const d = testAgent(mirrorD, client, renderer, { ownership: ownD, author: { name: 'Agent d', email: 'd@example.com' } });
+    agents.push(c, d);
+    await c.start();
+    await d.start();
+
+    // D's pass takes its ownership (the instance is D's), then D lets go of it while the pass fetches.
+    ownD.set([id], [id]);
+    const fetch = mirrorD.fetch.bind(mirrorD);
+    let letGoDuringFetch = true;
+    mirrorD.fetch = async (branch) => {
+      const tip = await fetch(branch);
+      if (letGoDuringFetch) {
+        letGoDuringFetch = false;
+        ownD.set([], []);
+        await d.release(() => false);
+      }
+      return tip;
+    };
+    const during = await d.pass();
+    expect(during.reports.filter((r) => r.instance === id && r.outcome.kind !== 'nothing')).toEqual([]);
+
+    // C runs the plan to the end and lets go; the instance comes back to D.
+    ownC.set([id], [id]);
+    await c.pass({ wait: false });
+    await until(async () => (await new ConfigMapCheckpointStore(client).load({ namespace: 'shop', name: 'late' }))?.checkpoint.active?.phases[0]?.state.status === 'COMPLETE', 60_000, 'phase one of shop/late', 100);
+    await releaseGate(client, 'shop', 'gate-late');
+    await until(async () => (await new ConfigMapCheckpointStore(client).load({ namespace: 'shop', name: 'late' }))?.checkpoint.active?.state.status === 'COMPLETE', 60_000, 'shop/late COMPLETE', 100);
+    ownC.set([], []);
+    await c.release(() => false);
+    ownD.set([id], [id]);
+    await d.pass();
+    await d.writer.flush();
+
+    expect(checkHistory(world.sandbox.env, world.origin, { instances: [id] }).defects).toEqual([]);
+    const lateEvents = (await gitAsync(world.sandbox.env, world.origin, 'log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly,separator=%x2C)%x09%an', 'main', '--', 'status/shop/late.yaml')).split('\n').filter((e) => /^(plan|phase)-/.test(e));
+    expect(lateEvents).toEqual(['plan-started\tAgent c', 'phase-complete\tAgent c', 'phase-complete\tAgent c', 'plan-complete\tAgent c']);
   });
 });
