@@ -301,4 +301,19 @@ describe('reply encoding', () => {
     expect(outputs[1]).toMatchObject({ ok: false, kind: 'undefined', file: 't/e1.yaml.ejs', line: 1 });
     expect(outputs[2]).toEqual({ ok: true, docs: [{ index: 0, value: { c: 'x\nkind: Secret' } }] });
   });
+
+  it('a batch whose reply outgrows its first buffer (many jobs, large multi-byte outputs) comes back job by job, exactly', async () => {
+    // Every value 3-4 bytes per character in UTF-8: 40 jobs of ~60 kB each are ~7 MB of reply in one batch.
+    const text = 'big: <%= params.BIG %>\nn: <%= params.N %>\n';
+    const c = compileTemplate({ name: 'big.yaml.ejs', file: 't/big.yaml.ejs', text, id: `big:${text}` });
+    if (!c.ok) throw new Error(c.problem.message);
+    const jobs = Array.from({ length: 40 }, (_, n) => ({
+      base: { ...base, params: { BIG: `${n}✓𝄞日本`.repeat(3000), N: n } },
+      renders: [{ key: c.compiled.key, file: c.compiled.file, plan: { name: 'deploy', phase: 'p', step: 's', args: {} } }],
+      partials: { [c.compiled.name]: c.compiled.key },
+      defines: [c.compiled],
+    }));
+    const outputs = await Promise.all(jobs.map((job) => renderer.run(job)));
+    outputs.forEach((out, n) => expect(out).toEqual([{ ok: true, docs: [{ index: 0, value: { big: `${n}✓𝄞日本`.repeat(3000), n } }] }]));
+  });
 });
