@@ -87,7 +87,7 @@ describe('a cluster name re-pointed while an instance has no status', () => {
     expect(io.out).toContain('shop/far: deploy COMPLETE (new instance)');
     expect(await value(edge)).toBe('one');
     const edgeServer = edge.server.replace(/\/$/, '');
-    expect(await record()).toEqual({ edge: { uid: await uidOf(edge), server: edgeServer, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string } });
+    expect(await record()).toEqual({ edge: { uid: await uidOf(edge), server: edgeServer, since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
     expect(await uidOf(edge)).not.toBe(await uidOf(other));
   });
 
