@@ -7,28 +7,21 @@
  * pointing the name back lets it go on, and forgetting the entry (the command the error gives) lets
  * the name be recorded anew.
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
 import { startClusters, type ClusterSet } from '../../src/cluster/index.js';
 import { identityRecordName } from '../../src/clusters/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/index.js';
 import { parseStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
+import { agentRepo, type AgentRepo, type CapturedIO } from '../helpers/agent-repo.js';
 import { runKubectl } from '../helpers/cluster.js';
-import { API, instance, webFramework } from '../sync/fixtures.js';
-
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
+import type { WorkClone } from '../helpers/git-server.js';
+import { API, instance } from '../sync/fixtures.js';
 
 const baton = (context: string): string => [API, 'kind: Repository', 'clusters:', `  - { name: edge, context: ${context} }`, ''].join('\n');
 
 describe('a cluster name re-pointed while an instance has no status', () => {
-  let sandbox: GitSandbox;
+  let repo: AgentRepo;
   let set: ClusterSet;
   let user: WorkClone;
   let origin: string;
@@ -38,39 +31,23 @@ describe('a cluster name re-pointed while an instance has no status', () => {
   const uidOf = async (client: HttpKubeClient): Promise<string> => (await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' }))?.metadata.uid ?? '';
 
   beforeAll(async () => {
-    sandbox = gitSandbox();
     set = await startClusters(3, { controllers: false });
     own = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-1' });
     edge = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-2' });
     other = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-3' });
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
-    user.write('baton.yaml', baton('baton-sim-2'));
-    user.write('instances/shop/far.yaml', `${instance({ VALUE: 'one' })}cluster: edge\n`);
-    user.commit('an instance on edge');
-    await user.push();
+    repo = await agentRepo({ 'baton.yaml': baton('baton-sim-2'), 'instances/shop/far.yaml': `${instance({ VALUE: 'one' })}cluster: edge\n` }, 'an instance on edge');
+    ({ user, origin } = repo);
   });
   afterAll(async () => {
     own.close();
     edge.close();
     other.close();
     await set.stop();
-    sandbox.cleanup();
+    repo.cleanup();
   });
 
-  const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(sandbox.dir);
-    io.exitCode = await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', set.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
-    return io;
-  };
-  const change = async (message: string, edit: (clone: WorkClone) => void): Promise<void> => {
-    await user.pull();
-    edit(user);
-    user.commit(message);
-    await user.push();
-  };
+  const agentOnce = (): Promise<CapturedIO> => repo.agentOnce(set.kubeconfigPath);
+  const change = (message: string, edit: (clone: WorkClone) => void): Promise<void> => repo.change(message, edit);
   const value = async (client: HttpKubeClient): Promise<string | undefined> => {
     const cm = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'far' });
     return (cm?.data as Record<string, string> | undefined)?.value;
@@ -147,7 +124,7 @@ describe('a cluster name re-pointed while an instance has no status', () => {
     const forget = /`(kubectl -n baton-system patch configmap [^`]+)`/.exec(refused.out)?.[1] ?? '';
     const args = (/^kubectl (.*) -p '(.*)'$/.exec(forget) ?? []).slice(1);
     expect(args).toHaveLength(2);
-    const r = await runKubectl(set.kubeconfigPath, join(sandbox.dir, 'kubectl-cache'), ['--context', 'baton-sim-1', ...(args[0] ?? '').split(' '), '-p', args[1] ?? '']);
+    const r = await runKubectl(set.kubeconfigPath, join(repo.sandbox.dir, 'kubectl-cache'), ['--context', 'baton-sim-1', ...(args[0] ?? '').split(' '), '-p', args[1] ?? '']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(await record()).toEqual({});
