@@ -1,5 +1,6 @@
 /** The simulated cluster in a process of its own, for benches that measure a client against it. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** Starts the simulator (controllers off unless asked for) writing its kubeconfig; ending the child's stdin stops it. */
 export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean } = {}): Promise<ChildProcess> {
@@ -19,6 +20,18 @@ export async function clusterProcess(kubeconfigOut: string, options: { controlle
     child.once('exit', (c) => reject(new Error(`simulated cluster exited with ${c}`)));
   });
   return child;
+}
+
+/** Asks the simulator to stop (its stdin ends), gives it half a second, then kills it whatever it did. */
+export async function stopClusterProcess(child: ChildProcess): Promise<void> {
+  child.stdin?.end();
+  await new Promise((r) => setTimeout(r, 500));
+  child.kill('SIGKILL');
+}
+
+/** The API server URL in a kubeconfig the simulator wrote (one cluster). */
+export function kubeconfigServer(kubeconfig: string): string {
+  return /server: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';
 }
 
 export function median(xs: readonly number[]): number {

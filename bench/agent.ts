@@ -6,10 +6,10 @@
  * and peak memory (target < 300 MiB).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { numberArg } from './_args.js';
+import { benchWorkdir } from './_workdir.js';
 import { startCluster } from '../src/cluster/index.js';
 import { GitMirror, ObjectStore } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
@@ -50,11 +50,7 @@ function historyRepo(env: NodeJS.ProcessEnv, dir: string, commits: number): stri
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const n = numberArg(args, 'n', 1000);
   const history = numberArg(args, 'history', 10_000);
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-agent-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  const { dir, env } = benchWorkdir('agent');
   let peakRss = 0;
   const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 50);
   const cluster = await startCluster({ controllers: false, kubeconfigOut: join(dir, 'kubeconfig') });

@@ -8,31 +8,27 @@
  * order that turns every round. Medians.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { numberArg, stringArg } from './_args.js';
-import { clusterProcess, median } from './_cluster.js';
+import { clusterProcess, kubeconfigServer, median, stopClusterProcess } from './_cluster.js';
+import { benchWorkdir } from './_workdir.js';
 import { GitMirror } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../src/plans/defaults.js';
 import { Renderer } from '../src/render/index.js';
 import { Agent } from '../src/sync/agent.js';
-import { readFileSync } from 'node:fs';
 
 export async function run(args: string[]): Promise<Record<string, unknown>> {
   const repo = stringArg(args, 'repo');
   if (repo === undefined) throw new Error('--repo DIR: a bare repository whose instances are all COMPLETE (npm run bench -- scale --keep-repo DIR)');
   const rounds = numberArg(args, 'rounds', 11);
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-idle-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  const { dir, env } = benchWorkdir('idle');
   const loadBefore = loadavg()[0] ?? 0;
   const cluster = await clusterProcess(join(dir, 'kubeconfig'));
-  const url = /server: (\S+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))?.[1] ?? '';
+  const url = kubeconfigServer(join(dir, 'kubeconfig'));
   const client = await createKubeClient({ url });
   const renderer = new Renderer();
   try {
@@ -92,9 +88,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   } finally {
     await renderer.close();
     client.close();
-    cluster.stdin?.end();
-    await new Promise((r) => setTimeout(r, 500));
-    cluster.kill('SIGKILL');
+    await stopClusterProcess(cluster);
     rmSync(dir, { recursive: true, force: true });
   }
 }

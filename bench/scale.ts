@@ -17,7 +17,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { numberArg, stringArg } from './_args.js';
-import { clusterProcess, median } from './_cluster.js';
+import { clusterProcess, kubeconfigServer, median, stopClusterProcess } from './_cluster.js';
+import { benchWorkdir } from './_workdir.js';
 import { GitMirror } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
 import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
@@ -112,14 +113,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const leaseFlags = ['--lease-duration', `${leaseSeconds}s`, '--renew-deadline', `${Math.round((leaseSeconds * 2000) / 3)}ms`, '--lease-retry', '2s'];
   const cli = join(ROOT, 'bin', 'baton.js');
   if (!existsSync(join(ROOT, 'dist', 'cli', 'run.js'))) throw new Error('run `npm run build` first: the agents run the built CLI (bin/baton.js)');
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-scale-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  const { dir, env } = benchWorkdir('scale');
   const loadBefore = loadavg()[0] ?? 0;
   const cluster = await clusterProcess(join(dir, 'kubeconfig'), { controllers: true });
-  const url = /server: (\S+)/.exec(readFileSync(join(dir, 'kubeconfig'), 'utf8'))?.[1] ?? '';
+  const url = kubeconfigServer(join(dir, 'kubeconfig'));
   const client = await createKubeClient({ url });
   const proxies: RecordingProxy[] = [];
   const agents: AgentProc[] = [];
@@ -323,9 +320,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     for (const p of proxies) await p.close();
     await renderer.close();
     client.close();
-    cluster.stdin?.end();
-    await new Promise((r) => setTimeout(r, 500));
-    cluster.kill('SIGKILL');
+    await stopClusterProcess(cluster);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,10 +12,11 @@
  * one file per process) into DIR: where a push's or a fetch's time goes, process by process.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { numberArg } from './_args.js';
+import { benchWorkdir } from './_workdir.js';
 import { GitMirror, ObjectStore } from '../src/git/index.js';
 import { StatusWriter, type PushTimings } from '../src/sync/status-writer.js';
 import { summaryOf, trailersOf, type Transition } from '../src/sync/trailers.js';
@@ -56,11 +57,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const perWriter = numberArg(args, 'transitions', 300);
   const rate = numberArg(args, 'rate', 8);
   const instances = numberArg(args, 'instances', 2000);
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-push-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), `[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n${process.env.BENCH_TRACE2 ? `[trace2]\n\tperfTarget = ${process.env.BENCH_TRACE2}\n` : ''}`);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+  const { dir, env } = benchWorkdir('push', process.env.BENCH_TRACE2 ? `[trace2]\n\tperfTarget = ${process.env.BENCH_TRACE2}\n` : '');
   const loadBefore = loadavg()[0] ?? 0;
   try {
     const origin = join(dir, 'origin.git');

@@ -15,7 +15,7 @@ export interface ClusterWhere {
   server?: string;
 }
 
-export type ClusterProblem = 'unreachable' | 'unauthorized' | 'config' | 'server-changed';
+export type ClusterProblem = 'unreachable' | 'unauthorized' | 'config' | 'server-changed' | 'identity-changed';
 
 export function whereText(w: ClusterWhere): string {
   return [w.kubeconfig, ...(w.context !== undefined ? [`context ${w.context}`] : []), ...(w.server !== undefined ? [`server ${w.server}`] : [])].join(', ');
@@ -25,8 +25,9 @@ export class ClusterError extends BatonError {
   readonly cluster: string;
   readonly problem: ClusterProblem;
 
-  constructor(code: string, problem: ClusterProblem, where: ClusterWhere, detail: string, cause?: unknown, recorded?: string) {
-    super(code, `${headline(problem, where.cluster)} (${whereText(where)}): ${detail}; ${hint(problem, where, recorded)}`, { ...where, problem }, { cause });
+  /** `advice`: what to try, when the problem's general advice does not say it (identity-changed). */
+  constructor(code: string, problem: ClusterProblem, where: ClusterWhere, detail: string, cause?: unknown, recorded?: string, advice?: string) {
+    super(code, `${headline(problem, where.cluster)} (${whereText(where)}): ${detail}; ${advice ?? hint(problem, where, recorded)}`, { ...where, problem }, { cause });
     this.cluster = where.cluster;
     this.problem = problem;
   }
@@ -66,12 +67,36 @@ export class ClusterServerChangedError extends ClusterError {
   }
 }
 
+/**
+ * The cluster's name in baton.yaml now reaches a cluster of another identity (its kube-system namespace
+ * uid) than the one the agent recorded for the name when it first acted there (identity.ts). Found
+ * without any instance's status, so it protects instances whose status was lost or never written:
+ * nothing is read or written for any instance on the name until it reaches the recorded cluster again
+ * or a person forgets the entry.
+ */
+export class ClusterIdentityChangedError extends ClusterError {
+  readonly recordedUid: string;
+  readonly uid: string;
+
+  constructor(where: ClusterWhere & { server: string }, recorded: { uid: string; server: string; since: string }, uid: string, record: { ref: string; forget: string }) {
+    super('CLUSTER_IDENTITY_CHANGED', 'identity-changed', where,
+      `its kube-system namespace uid is ${uid}, while the agent's record (${record.ref}) says "${where.cluster}" reached the cluster with uid ${recorded.uid} (at server ${recorded.server}) since ${recorded.since}, and instances' objects and checkpoints may be there even where no status says so`,
+      undefined, recorded.server,
+      `Baton does not move instances between clusters: point cluster "${where.cluster}" back at the cluster with uid ${recorded.uid} (any URL, kubeconfig, context or credentials for it are fine); `
+      + `if no instance's objects remain there (removed, or moved by you), forget the entry so that "${where.cluster}" is recorded anew at the next poll: \`${record.forget}\`; `
+      + `nothing is read or written for instances on "${where.cluster}" until then; instances on other clusters go on`);
+    this.recordedUid = recorded.uid;
+    this.uid = uid;
+  }
+}
+
 function headline(problem: ClusterProblem, cluster: string): string {
   switch (problem) {
     case 'unreachable': return `cluster "${cluster}" cannot be reached`;
     case 'unauthorized': return `cluster "${cluster}" refused the agent's credentials`;
     case 'config': return `cluster "${cluster}" cannot be connected to`;
     case 'server-changed': return `cluster "${cluster}" in baton.yaml now reaches another API server`;
+    case 'identity-changed': return `cluster "${cluster}" in baton.yaml now reaches another cluster`;
   }
 }
 
@@ -81,6 +106,7 @@ function hint(problem: ClusterProblem, w: ClusterWhere, recorded?: string): stri
     case 'unreachable': return `try: is the cluster running and its server address right? \`${kubectl}\` shows what the agent sees; instances on other clusters go on`;
     case 'unauthorized': return `try: renew the token or client certificate of that kubeconfig user (\`${kubectl}\`); instances on other clusters go on`;
     case 'config': return `try: check baton.yaml clusters (kubeconfig, context, secret) and that the file or Secret exists and holds a kubeconfig; instances on other clusters go on`;
-    case 'server-changed': return `Baton does not move instances between API servers: point cluster "${w.cluster}" in baton.yaml back at ${recorded ?? 'its server'} (another kubeconfig, context or credentials for that same server are fine); to move instances to ${w.server ?? 'the new server'}, remove their files while the name still reaches ${recorded ?? 'their server'} (the agent removes them there), then declare the new server (under this name or a new one) and add them again; nothing is read or written for the instance until then; instances on other clusters go on`;
+    case 'identity-changed': return `point cluster "${w.cluster}" in baton.yaml back at the cluster it reached before; instances on other clusters go on`;
+    case 'server-changed': return `Baton does not move instances between API servers: point cluster "${w.cluster}" in baton.yaml back at ${recorded ?? 'its server'} (another kubeconfig, context or credentials for that same server are fine); to move instances to ${w.server ?? 'the new server'}, remove their files while the name still reaches ${recorded ?? 'their server'} (the agent removes them there), then declare the new server under a new name (or under this one once its entry in the agent's cluster record is forgotten, docs/clusters.md) and add them again; nothing is read or written for the instance until then; instances on other clusters go on`;
   }
 }

@@ -12,7 +12,10 @@ import type { EngineEvent } from '../plans/events.js';
 import { KubeEventRecorder, type KubeEventRecorderOptions, type PlanEventSink } from '../plans/kube-events.js';
 import type { ClusterDecl } from '../render/schemas.js';
 import { ClusterClient, type ConnectContext } from './connect.js';
-import { ClusterConfigError, ClusterServerChangedError } from './errors.js';
+import { ClusterConfigError, ClusterIdentityChangedError, ClusterServerChangedError } from './errors.js';
+import { IdentityRecordError, type ClusterIdentityRecord } from './identity.js';
+import { KubeApiError } from '../kube/errors.js';
+import { errorMessage } from '../errors.js';
 import { guardedClient, guardedStore } from './server-guard.js';
 
 const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
@@ -29,6 +32,12 @@ export interface RouterOptions extends ConnectContext {
   userOf?: (key: InstanceKey) => string | undefined;
   /** Events are recorded in each cluster (undefined: no Events anywhere). */
   events?: KubeEventRecorderOptions;
+  /**
+   * The agent's record of which cluster each name reached (identity.ts): before anything is read or
+   * written for an instance on a name, the cluster the name reaches now must be the recorded one.
+   * Undefined (commands run by hand): only the server an instance's status records is checked.
+   */
+  identities?: ClusterIdentityRecord;
 }
 
 interface Target {
@@ -39,6 +48,10 @@ interface Target {
   events?: KubeEventRecorder;
   /** Impersonating clients by user (fenced). */
   users: Map<string, { base: ClusterClient; acting: KubeClient }>;
+  /** The identity check of this declaration: settled once it passed (again after a failure, at the next use). */
+  identity?: Promise<void> | undefined;
+  /** The last identity check found another cluster than the recorded one (no Events are sent there). */
+  elsewhere?: boolean;
 }
 
 export class ClusterRouter {
@@ -154,7 +167,7 @@ export class ClusterRouter {
     const target = this.targetOf(key);
     if (target === undefined) return this.options.ownCheckpoints;
     const server = this.recorded.get(keyOf(key));
-    if (server === undefined) return target.checkpoints;
+    if (server === undefined && this.options.identities === undefined) return target.checkpoints;
     const slot = this.slot(target, server, 'checkpoints');
     return (slot.store ??= guardedStore(target.checkpoints, () => this.checkServer(target, server, key)));
   }
@@ -166,7 +179,7 @@ export class ClusterRouter {
       // Events are recorded on the side: none where the declaration is known to reach another server.
       const server = this.recorded.get(keyOf(key));
       const now = target.client.serverUrl;
-      return server !== undefined && now !== undefined && now !== server ? undefined : target.events;
+      return target.elsewhere === true || (server !== undefined && now !== undefined && now !== server) ? undefined : target.events;
     } catch {
       return undefined;
     }
@@ -174,23 +187,63 @@ export class ClusterRouter {
 
   private guardClient(key: InstanceKey, target: Target, role: string, client: KubeClient): KubeClient {
     const server = this.recorded.get(keyOf(key));
-    if (server === undefined) return client;
+    if (server === undefined && this.options.identities === undefined) return client;
     const slot = this.slot(target, server, role);
     return (slot.client ??= guardedClient(client, () => this.checkServer(target, server, key)));
   }
 
-  private slot(target: Target, server: string, role: string): { client?: KubeClient; store?: CheckpointStore } {
-    const id = `${target.decl.name}\0${server}\0${role}`;
+  private slot(target: Target, server: string | undefined, role: string): { client?: KubeClient; store?: CheckpointStore } {
+    const id = `${target.decl.name}\0${server ?? ''}\0${role}`;
     let slot = this.guarded.get(id);
     if (slot === undefined) this.guarded.set(id, (slot = {}));
     return slot;
   }
 
-  /** Connects (the server is in the kubeconfig) and refuses to go on when it is not the recorded one. */
-  private async checkServer(target: Target, server: string, key: InstanceKey): Promise<void> {
+  /**
+   * Connects (the server is in the kubeconfig) and refuses to go on when it is not the server the
+   * instance's status records, or (with a record of identities) not the cluster the name reached before.
+   */
+  private async checkServer(target: Target, server: string | undefined, key: InstanceKey): Promise<void> {
     await target.client.connected();
     const now = target.client.serverUrl;
-    if (now !== undefined && now !== server) throw new ClusterServerChangedError({ ...target.client.where(), server: now }, server, keyOf(key));
+    if (server !== undefined && now !== undefined && now !== server) throw new ClusterServerChangedError({ ...target.client.where(), server: now }, server, keyOf(key));
+    await this.checkIdentity(target);
+  }
+
+  /** Once per declaration when it passes; again at every use while it fails (a forgotten entry is seen at once). */
+  private checkIdentity(target: Target): Promise<void> {
+    const identities = this.options.identities;
+    if (identities === undefined) return Promise.resolve();
+    if (target.identity === undefined) {
+      const attempt = this.confirmIdentity(target, identities);
+      target.identity = attempt;
+      attempt.then(() => { target.elsewhere = false; }, (err: unknown) => {
+        if (target.identity === attempt) target.identity = undefined;
+        target.elsewhere = err instanceof ClusterIdentityChangedError;
+      });
+    }
+    return target.identity;
+  }
+
+  private async confirmIdentity(target: Target, identities: ClusterIdentityRecord): Promise<void> {
+    let uid: string | undefined;
+    try {
+      uid = (await target.client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' }))?.metadata.uid;
+    } catch (err) {
+      if (!(err instanceof KubeApiError)) throw err;
+      throw new ClusterConfigError(target.client.where(), `the agent's account there cannot read namespace kube-system (${err.status} ${err.reason}), whose uid tells one cluster from another: allow it \`get\` on namespaces`, err);
+    }
+    if (uid === undefined || uid === '') throw new ClusterConfigError(target.client.where(), 'it has no namespace kube-system with a uid, by which Baton tells one cluster from another');
+    const server = target.client.serverUrl ?? '';
+    const ref = `ConfigMap ${identities.namespace}/${identities.name} in the agent's own cluster`;
+    let check;
+    try {
+      check = await identities.confirm(target.decl.name, { uid, server });
+    } catch (err) {
+      // The record is the agent's own cluster's: its failure is not this cluster's, but it decides nothing either.
+      throw new ClusterConfigError(target.client.where(), `the agent's record of cluster identities (${ref}) cannot be ${err instanceof IdentityRecordError ? 'read' : 'read or written'}: ${errorMessage(err)}`, err);
+    }
+    if (check.kind === 'changed') throw new ClusterIdentityChangedError({ ...target.client.where(), server }, check.recorded, uid, { ref, forget: identities.forgetCommand(target.decl.name) });
   }
 
   private closeTarget(name: string, t: Target): void {

@@ -96,9 +96,13 @@ function objectReads(set: RuleSet): void {
   add(set, '', 'configmaps', ['get']);
 }
 
-/** The agent's own namespace: its leader Lease, and the Secrets holding age keys and notification credentials. */
+/**
+ * The agent's own namespace: its leader Lease, the Secrets holding age keys and notification
+ * credentials, and the ConfigMap recording which cluster each baton.yaml name reached (src/clusters/identity.ts).
+ */
 function ownRole(base: string, sa: { namespace: string; name: string }): KubeObject[] {
   const own: RuleSet = new Map();
+  add(own, '', 'configmaps', ['create', 'get', 'update']);
   // list and delete: shard members read each other's member Leases and delete those of members long gone.
   add(own, 'coordination.k8s.io', 'leases', ['create', 'delete', 'get', 'list', 'update']);
   add(own, '', 'secrets', ['get']);

@@ -21,7 +21,7 @@ import { DriftKeeper } from '../drift/index.js';
 import { teamSetup, type TeamSetup } from './team.js';
 import { LeaseFence, fencedClient, fencedClients, type Fence } from '../fencing/index.js';
 import type { KubeClient } from '../kube/client.js';
-import { ClusterRouter } from '../clusters/index.js';
+import { ClusterIdentityRecord, ClusterRouter, identityRecordName } from '../clusters/index.js';
 import type { KubeEventRecorderOptions } from '../plans/kube-events.js';
 import type { RepositoryDecl } from '../render/index.js';
 import { tenantOf } from '../tenancy/rules.js';
@@ -172,6 +172,8 @@ function clusterRouter(settings: AgentSettings, decl: RepositoryDecl | undefined
     ...(settings.events ? { ownEvents: new KubeEventRecorder(acting, eventLog), events: eventLog } : {}),
     ...(settings.kubeconfig ? { kubeconfigPath: settings.kubeconfig } : {}),
     ...(fence ? { fence: (c: KubeClient) => fencedClient(c, fence) } : {}),
+    // In the agent's own cluster, beside its Lease; written through the fence like every other write.
+    identities: new ClusterIdentityRecord(acting, settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, identityRecordName(settings.repo, settings.branch)),
     userOf: (key) => {
       const match = tenantOf(tenants, `instances/${key.namespace}/${key.name}.yaml`);
       const sa = match.kind === 'tenant' ? match.tenant.serviceAccount : undefined;

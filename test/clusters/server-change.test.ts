@@ -5,31 +5,23 @@
  * server is refused (CLUSTER_SERVER_CHANGED, located in baton.yaml) and nothing is applied or read
  * there, until baton.yaml points back at the recorded server.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsYaml from 'js-yaml';
-import { main } from '../../src/cli/main.js';
-import type { CliIO } from '../../src/cli/io.js';
 import { startClusters, type ClusterSet } from '../../src/cluster/index.js';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/index.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
-import { gitSandbox, workClone, type GitSandbox, type WorkClone } from '../helpers/git-server.js';
-import { API, instance, webFramework } from '../sync/fixtures.js';
-
-function captureIO(cwd: string): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', isTTY: false, cwd, exitCode: 0, stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
-  return io;
-}
+import { agentRepo, type AgentRepo, type CapturedIO } from '../helpers/agent-repo.js';
+import type { WorkClone } from '../helpers/git-server.js';
+import { API, instance } from '../sync/fixtures.js';
 
 const baton = (edge: string): string => [API, 'kind: Repository', 'clusters:', `  - ${edge}`, ''].join('\n');
 
 describe('a cluster name pointed at another API server in baton.yaml', () => {
-  let sandbox: GitSandbox;
+  let repo: AgentRepo;
   let set: ClusterSet;
   let user: WorkClone;
-  let origin: string;
   let own: HttpKubeClient;
   let edge: HttpKubeClient;
   let edgeServer: string;
@@ -38,50 +30,35 @@ describe('a cluster name pointed at another API server in baton.yaml', () => {
   let rotated: string;
 
   beforeAll(async () => {
-    sandbox = gitSandbox();
     set = await startClusters(2, { controllers: false });
     own = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-1' });
     edge = await createKubeClient({ kubeconfigPath: set.kubeconfigPath, context: 'baton-sim-2' });
     ownServer = own.server.replace(/\/$/, '');
     edgeServer = edge.server.replace(/\/$/, '');
-    rotated = join(sandbox.dir, 'rotated.kubeconfig');
+    repo = await agentRepo({ 'baton.yaml': baton('{ name: edge, context: baton-sim-2 }'), 'instances/shop/far.yaml': `${instance({ VALUE: 'one' })}cluster: edge\n` }, 'an instance on edge');
+    user = repo.user;
+    rotated = join(repo.sandbox.dir, 'rotated.kubeconfig');
     writeFileSync(rotated, jsYaml.dump({
       apiVersion: 'v1', kind: 'Config', 'current-context': 'edge-rotated',
       clusters: [{ name: 'edge-again', cluster: { server: `${edgeServer}/` } }],
       users: [{ name: 'rotated', user: { token: 'rotated-token' } }],
       contexts: [{ name: 'edge-rotated', context: { cluster: 'edge-again', user: 'rotated' } }],
     }));
-    origin = join(sandbox.dir, 'origin.git');
-    execFileSync('git', ['init', '--bare', '--quiet', origin], { env: sandbox.env });
-    user = await workClone(sandbox.env, origin, join(sandbox.dir, 'user'));
-    for (const [path, text] of Object.entries(webFramework())) user.write(path, text);
-    user.write('baton.yaml', baton('{ name: edge, context: baton-sim-2 }'));
-    user.write('instances/shop/far.yaml', `${instance({ VALUE: 'one' })}cluster: edge\n`);
-    user.commit('an instance on edge');
-    await user.push();
   });
   afterAll(async () => {
     own.close();
     edge.close();
     await set.stop();
-    sandbox.cleanup();
+    repo.cleanup();
   });
 
-  const agentOnce = async (): Promise<CliIO & { out: string; err: string }> => {
-    const io = captureIO(sandbox.dir);
-    io.exitCode = await main(['node', 'baton', 'agent', '--git', origin, '--once', '--kubeconfig', set.kubeconfigPath, '--data-dir', join(sandbox.dir, 'agent-data')], io);
-    return io;
-  };
+  const agentOnce = (): Promise<CapturedIO> => repo.agentOnce(set.kubeconfigPath);
   const status = async (): Promise<InstanceStatus> => {
     await user.pull();
     return parseStatus(user.git('show', 'HEAD:status/shop/far.yaml'), 'far');
   };
-  const change = async (message: string, files: Record<string, string>): Promise<void> => {
-    await user.pull();
-    for (const [path, text] of Object.entries(files)) user.write(path, text);
-    user.commit(message);
-    await user.push();
-  };
+  const change = (message: string, files: Record<string, string>): Promise<void> =>
+    repo.change(message, (c) => { for (const [path, text] of Object.entries(files)) c.write(path, text); });
   const value = async (client: HttpKubeClient): Promise<string | undefined> => {
     const cm = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'far' });
     return (cm?.data as Record<string, string> | undefined)?.value;
@@ -146,6 +123,6 @@ describe('a cluster name pointed at another API server in baton.yaml', () => {
     const s = await status();
     expect(s.refusal).toBeUndefined();
     expect(s.state).toBe('COMPLETE');
-    expect(readFileSync(join(sandbox.dir, 'user', 'baton.yaml'), 'utf8')).toContain('baton-sim-2');
+    expect(readFileSync(join(repo.sandbox.dir, 'user', 'baton.yaml'), 'utf8')).toContain('baton-sim-2');
   });
 });

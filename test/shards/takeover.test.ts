@@ -10,11 +10,10 @@
  * the API calls), so within the lease duration of the kill; and never while its fence still held
  * (its writes stop at its renew deadline).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { describe, expect, it } from 'vitest';
 import { ShardMember, type ShardMemberOptions } from '../../src/shards/index.js';
 import type { LeaderClock } from '../../src/sync/leader.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { clusterForFile } from '../helpers/engine-harness.js';
 import { until } from '../helpers/wait.js';
 
 const LEASE = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 } as const;
@@ -83,18 +82,8 @@ class VirtualTime {
 }
 
 describe('takeover of a killed shard member (virtual clock)', () => {
-  let cluster: TestCluster;
-  let client: HttpKubeClient;
+  const world = clusterForFile();
   let set = 0;
-
-  beforeAll(async () => {
-    cluster = await startTestCluster();
-    client = await createKubeClient({ url: cluster.url });
-  });
-  afterAll(async () => {
-    client.close();
-    await cluster.stop();
-  });
 
   // The offset of the victim's start decides where its renewals fall between the survivor's looks
   // (every 50 ms; 51 and 101 ms: just after one, the worst case for the survivor's observation).
@@ -102,7 +91,7 @@ describe('takeover of a killed shard member (virtual clock)', () => {
     const name = `t${++set}`;
     const time = new VirtualTime();
     const member = (identity: string, extra: Partial<ShardMemberOptions> = {}): ShardMember =>
-      new ShardMember({ client, shardSet: name, namespace: 'baton-system', identity, config: CONFIG, ...LEASE, ...time.clockOf(identity), ...extra });
+      new ShardMember({ client: world.client, shardSet: name, namespace: 'baton-system', identity, config: CONFIG, ...LEASE, ...time.clockOf(identity), ...extra });
     const survivor = member('survivor');
     const victim = member('victim');
     const abort = new AbortController();
@@ -132,7 +121,7 @@ describe('takeover of a killed shard member (virtual clock)', () => {
     survivor.onRelease(() => { lettingGo += 1; return Promise.resolve(); });
 
     // Run on a little, then kill the victim right after one of its renewals.
-    const lease = async (): Promise<string> => (await client.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: victim.lease.name, namespace: 'baton-system' }))?.metadata.resourceVersion ?? '';
+    const lease = async (): Promise<string> => (await world.client.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: victim.lease.name, namespace: 'baton-system' }))?.metadata.resourceVersion ?? '';
     let rv = await lease();
     const until3 = time.now + 3 * LEASE.leaseDurationMs;
     let killedAt: number | undefined;
@@ -166,7 +155,7 @@ describe('takeover of a killed shard member (virtual clock)', () => {
   });
 
   it('GIVEN lease timing without room for a retry period between the renew deadline and the lease duration THEN a shard member refuses it', () => {
-    expect(() => new ShardMember({ client, shardSet: 'x', namespace: 'baton-system', identity: 'x', config: CONFIG, leaseDurationMs: 1000, renewDeadlineMs: 900, retryPeriodMs: 100 }))
+    expect(() => new ShardMember({ client: world.client, shardSet: 'x', namespace: 'baton-system', identity: 'x', config: CONFIG, leaseDurationMs: 1000, renewDeadlineMs: 900, retryPeriodMs: 100 }))
       .toThrow(/lease timing: a shard member needs renew deadline \+ retry period \(900 \+ 100 ms\) shorter than the lease duration \(1000 ms\)/);
   });
 });

@@ -5,6 +5,7 @@ import {
   LeaderElectionError, LeaderElector, defaultIdentity, formatMicroTime, holderIsDeadLocalProcess, leaseNameFor, parseMicroTime, runAsLeader, type LeaderClock, type LeaderOptions,
 } from '../../src/sync/leader.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { clusterForFile } from '../helpers/engine-harness.js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,25 +69,15 @@ describe('lease names and MicroTime', () => {
 });
 
 describe('leader election against the simulated cluster', () => {
-  let cluster: TestCluster;
-  let client: HttpKubeClient;
+  const world = clusterForFile();
   let n = 0;
   const leaseName = (): string => `baton-agent-test${++n}`;
   const elector = (name: string, identity: string, extra: Partial<LeaderOptions> = {}): LeaderElector =>
-    new LeaderElector({ client, name, identity, ...FAST, ...extra });
+    new LeaderElector({ client: world.client, name, identity, ...FAST, ...extra });
   const leaseSpec = async (name: string): Promise<Record<string, unknown>> => {
-    const lease = await client.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name, namespace: 'baton-system' });
+    const lease = await world.client.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name, namespace: 'baton-system' });
     return isRecord(lease?.spec) ? lease.spec : {};
   };
-
-  beforeAll(async () => {
-    cluster = await startTestCluster();
-    client = await createKubeClient({ url: cluster.url });
-  });
-  afterAll(async () => {
-    client.close();
-    await cluster.stop();
-  });
 
   it('GIVEN two electors WHEN both try THEN exactly one leads and the namespace and lease exist', async () => {
     const name = leaseName();
@@ -110,7 +101,7 @@ describe('leader election against the simulated cluster', () => {
     let bWorking = false;
     // A frozen clock: the lease can never expire, so B leading proves A released it.
     const clock = frozenClock();
-    const a = runAsLeader({ client, name, identity: 'agent-a', ...FAST, clock }, async (signal) => {
+    const a = runAsLeader({ client: world.client, name, identity: 'agent-a', ...FAST, clock }, async (signal) => {
       aWorking = true;
       await new Promise<void>((r) => signal.addEventListener('abort', () => r()));
       aWorking = false;
@@ -119,7 +110,7 @@ describe('leader election against the simulated cluster', () => {
     const stopB = new AbortController();
     let bWaited = 0;
     const log = (_level: string, message: string): void => { if (/held by another agent/.test(message)) bWaited++; };
-    const b = runAsLeader({ client, name, identity: 'agent-b', ...FAST, clock, log }, async (signal) => {
+    const b = runAsLeader({ client: world.client, name, identity: 'agent-b', ...FAST, clock, log }, async (signal) => {
       bWorking = true;
       await new Promise<void>((r) => signal.addEventListener('abort', () => r()));
     }, stopB.signal);
@@ -174,7 +165,7 @@ describe('leader election against the simulated cluster', () => {
     // A frozen clock for the thief makes the lease look expired to it at once (clock skew / a stale leader).
     const thiefClock: LeaderClock = { now: () => Date.now() + 60_000, sleep: (ms) => sleep(ms) };
     let sawAbort = false;
-    const result = runAsLeader({ client, name, identity: 'agent-a', ...FAST }, async (signal) => {
+    const result = runAsLeader({ client: world.client, name, identity: 'agent-a', ...FAST }, async (signal) => {
       const thief = elector(name, 'agent-thief', { clock: thiefClock });
       expect(await thief.tryAcquireOrRenew()).toBe(true);
       await new Promise<void>((r) => signal.addEventListener('abort', () => r()));
@@ -191,11 +182,11 @@ describe('leader election against the simulated cluster', () => {
     const a = elector(name, 'agent-a');
     expect(await a.tryAcquireOrRenew()).toBe(true);
     // Interleave: B reads, A renews (new resourceVersion), B's update then conflicts (409).
-    const realGet = client.get.bind(client);
+    const realGet = world.client.get.bind(world.client);
     let interleaved = false;
     const racing = new LeaderElector({
       ...FAST, name, identity: 'agent-b', clock: { now: () => Date.now() + 60_000, sleep: (ms) => sleep(ms) },
-      client: Object.assign(Object.create(client) as HttpKubeClient, {
+      client: Object.assign(Object.create(world.client) as HttpKubeClient, {
         get: async (ref: Parameters<HttpKubeClient['get']>[0]) => {
           const got = await realGet(ref);
           if (!interleaved && ref.kind === 'Lease') { interleaved = true; await a.tryAcquireOrRenew(); }
@@ -211,12 +202,12 @@ describe('leader election against the simulated cluster', () => {
   it('GIVEN a lease Baton wrote WHEN kubectl reads it THEN the MicroTime fields round-trip', async () => {
     const name = leaseName();
     expect(await elector(name, 'agent-kubectl').tryAcquireOrRenew()).toBe(true);
-    const yaml = await cluster.kubectl(['get', 'lease', name, '-n', 'baton-system', '-o', 'yaml']);
+    const yaml = await world.cluster.kubectl(['get', 'lease', name, '-n', 'baton-system', '-o', 'yaml']);
     expect(yaml.stderr).toBe('');
     expect(yaml.code).toBe(0);
     expect(yaml.stdout).toMatch(/renewTime: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"/);
     expect(yaml.stdout).toContain('holderIdentity: agent-kubectl');
-    const table = await cluster.kubectl(['get', 'leases', '-n', 'baton-system']);
+    const table = await world.cluster.kubectl(['get', 'leases', '-n', 'baton-system']);
     expect(table.stdout).toMatch(new RegExp(`${name}\\s+agent-kubectl`));
   });
 });
