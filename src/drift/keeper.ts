@@ -150,9 +150,9 @@ export class DriftKeeper {
 }
 
 function emptyStats(): SweepStats {
-  return { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0 };
+  return { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0 };
 }
 
 function addStats(a: SweepStats, b: SweepStats): SweepStats {
-  return { requests: a.requests + b.requests, lists: a.lists + b.lists, dryRuns: a.dryRuns + b.dryRuns, gets: a.gets + b.gets, objects: a.objects + b.objects, candidates: a.candidates + b.candidates };
+  return { requests: a.requests + b.requests, lists: a.lists + b.lists, dryRuns: a.dryRuns + b.dryRuns, gets: a.gets + b.gets, objects: a.objects + b.objects, candidates: a.candidates + b.candidates, listed: a.listed + b.listed, kept: a.kept + b.kept };
 }

@@ -136,6 +136,19 @@ describe('drift detection', () => {
     expect(report.stats.requests).toBe(6);
     expect(report.instances.map((d) => d.objects.length)).toEqual([0, 1, 0, 0]);
   });
+
+  it('GIVEN many deployed instances WHEN three of them are swept THEN the sweep keeps only their checkpoints and objects from the cluster-wide lists (its memory follows the instances swept, issue #20)', async () => {
+    const many = [await deployed(), await deployed(), await deployed(), await deployed(), await deployed(), await deployed()];
+    const swept = many.slice(0, 3);
+    await kubectl('-n', swept[1]!.key.namespace, 'scale', 'deploy', swept[1]!.key.name, '--replicas=4');
+    const report = await sweepAll(world, swept);
+    // Three namespaces: cluster-wide lists, which return every deployed instance's objects (5 each with its checkpoint).
+    expect(report.stats.listed).toBeGreaterThanOrEqual(many.length * 5);
+    // Kept: the swept instances' checkpoints and their ConfigMap, Deployment, Service and PodDisruptionBudget.
+    expect(report.stats.kept).toBe(swept.length * 5);
+    // Still a full check of the swept instances.
+    expect(report.instances.map((d) => summary(d.objects))).toEqual([[], [`Deployment ${swept[1]!.key.namespace}/${swept[1]!.key.name} changed .spec.replicas by kubectl`], []]);
+  });
 });
 
 describe('drift detection: bad input and faults', () => {
