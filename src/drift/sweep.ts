@@ -74,7 +74,7 @@ interface Plan {
 
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const now = options.now?.() ?? new Date();
-  const stats: SweepStats = { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0 };
+  const stats: SweepStats = { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0, sweeps: 1 };
   const checkpoints = await loadCheckpoints(options.client, options.instances, stats);
   const plans = await Promise.all(options.instances.map((i) => planFor(i, checkpoints.get(keyOf(i.key)))));
 

@@ -92,6 +92,8 @@ export interface SweepStats {
    * not every managed object of the kinds it lists).
    */
   kept: number;
+  /** Sweeps this report merges: a check of more instances than a slice (keeper.ts DRIFT_SWEEP_SLICE) runs one per slice. */
+  sweeps: number;
 }
 
 export interface SweepReport {
