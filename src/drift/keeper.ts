@@ -37,7 +37,18 @@ export interface DriftKeeperOptions {
   fight?: FightSettings;
   /** Every finished sweep, with its duration (metrics). */
   onSweep?: (report: SweepReport, seconds: number) => void;
+  /** Instances one sweep looks at, at most (DRIFT_SWEEP_SLICE): more are swept in slices, one after another. */
+  sliceSize?: number;
 }
+
+/**
+ * Instances swept together at most. A sweep holds the checkpoints, renders and live objects of the
+ * instances it looks at until it is done, so its memory follows how many are due at once: right after
+ * a shard member takes over thousands of instances (none checked by it yet) or on a forced check,
+ * that was all of them (issue #20: the member holding 10,000 reached 474 MiB). Slices of 500 bound it;
+ * each slice lists the kinds again, a few more requests for a large check.
+ */
+export const DRIFT_SWEEP_SLICE = 500;
 
 const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;
 
@@ -77,7 +88,7 @@ export class DriftKeeper {
   async check(instances: readonly KeeperInstance[]): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
     const started = this.now().getTime();
-    const run = this.sweepByCluster(instances);
+    const run = this.sweepInSlices(instances);
     this.running = run;
     // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
     for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
@@ -89,6 +100,15 @@ export class DriftKeeper {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /** Sweeps of at most `sliceSize` instances, one after another, merged into one report. */
+  private async sweepInSlices(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+    const size = Math.max(1, this.options.sliceSize ?? DRIFT_SWEEP_SLICE);
+    if (instances.length <= size) return this.sweepByCluster(instances);
+    const reports: SweepReport[] = [];
+    for (let i = 0; i < instances.length; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size)));
+    return mergeReports(reports, this.now());
   }
 
   /** One sweep per cluster the instances live in (lists are per cluster), merged into one report. */
@@ -104,13 +124,7 @@ export class DriftKeeper {
       now: () => this.now(),
       instances: group.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
     })));
-    if (reports.length === 1) return reports[0]!;
-    const first = reports[0];
-    return {
-      at: first?.at ?? this.now().toISOString(),
-      instances: reports.flatMap((r) => r.instances),
-      stats: reports.reduce((sum, r) => addStats(sum, r.stats), emptyStats()),
-    };
+    return reports.length === 1 ? reports[0]! : mergeReports(reports, this.now());
   }
 
   result(key: InstanceKey): InstanceDrift | undefined {
@@ -149,10 +163,18 @@ export class DriftKeeper {
   }
 }
 
+function mergeReports(reports: readonly SweepReport[], now: Date): SweepReport {
+  return {
+    at: reports[0]?.at ?? now.toISOString(),
+    instances: reports.flatMap((r) => r.instances),
+    stats: reports.reduce((sum, r) => addStats(sum, r.stats), emptyStats()),
+  };
+}
+
 function emptyStats(): SweepStats {
-  return { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0 };
+  return { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0, sweeps: 0 };
 }
 
 function addStats(a: SweepStats, b: SweepStats): SweepStats {
-  return { requests: a.requests + b.requests, lists: a.lists + b.lists, dryRuns: a.dryRuns + b.dryRuns, gets: a.gets + b.gets, objects: a.objects + b.objects, candidates: a.candidates + b.candidates };
+  return { requests: a.requests + b.requests, lists: a.lists + b.lists, dryRuns: a.dryRuns + b.dryRuns, gets: a.gets + b.gets, objects: a.objects + b.objects, candidates: a.candidates + b.candidates, listed: a.listed + b.listed, kept: a.kept + b.kept, sweeps: a.sweeps + b.sweeps };
 }

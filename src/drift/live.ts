@@ -4,6 +4,11 @@
  * in one or two namespaces, or when the agent may not list cluster-wide). Pages of 500. A kind the
  * cluster no longer serves, or a list that fails, is reported per kind and namespace so the sweep
  * goes on for everything else.
+ *
+ * A cluster-wide list returns the managed objects of every instance, and a sweep may be of a few of
+ * them (each instance is checked when its own interval passes): only the objects the caller asks for
+ * (`wanted`) are kept, page by page, so the memory a sweep holds follows the instances swept, not the
+ * size of the cluster (issue #20: at 10,000 instances every sweep held all 20,000 managed objects).
  */
 import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -37,7 +42,10 @@ const goneMessage = (q: KindQuery): string => `the cluster no longer serves ${q.
 
 export const liveKey = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 
-export async function listKind(client: KubeClient, query: KindQuery, selector: string, stats: SweepStats): Promise<KindListing> {
+/** The `namespace/name` keys (liveKey) to keep from a list; undefined keeps every object. */
+export type WantedObjects = ReadonlySet<string> | undefined;
+
+export async function listKind(client: KubeClient, query: KindQuery, selector: string, stats: SweepStats, wanted?: WantedObjects): Promise<KindListing> {
   const out: KindListing = { objects: new Map(), failed: new Map() };
   let namespaced: boolean;
   try {
@@ -49,27 +57,33 @@ export async function listKind(client: KubeClient, query: KindQuery, selector: s
   }
   const namespaces = [...query.namespaces].filter((n) => n !== '');
   if (!namespaced) {
-    await listInto(client, query, undefined, selector, stats, out, '*');
+    await listInto(client, query, undefined, selector, stats, out, '*', wanted);
     return out;
   }
   if (namespaces.length > PER_NAMESPACE_MAX) {
-    const ok = await listInto(client, query, undefined, selector, stats, out, '*', true);
+    const ok = await listInto(client, query, undefined, selector, stats, out, '*', wanted, true);
     if (ok !== 'forbidden') return out;
     out.failed.delete('*');
   }
-  for (const ns of namespaces) await listInto(client, query, ns, selector, stats, out, ns);
+  for (const ns of namespaces) await listInto(client, query, ns, selector, stats, out, ns, wanted);
   return out;
 }
 
 /** Lists page by page into `out`; 'forbidden' when a cluster-wide list is not allowed (the caller falls back). */
-async function listInto(client: KubeClient, q: KindQuery, namespace: string | undefined, selector: string, stats: SweepStats, out: KindListing, failKey: string, fallback = false): Promise<'ok' | 'failed' | 'forbidden'> {
+async function listInto(client: KubeClient, q: KindQuery, namespace: string | undefined, selector: string, stats: SweepStats, out: KindListing, failKey: string, wanted: WantedObjects, fallback = false): Promise<'ok' | 'failed' | 'forbidden'> {
   let token: string | undefined;
   try {
     do {
       const page = await client.list(q.apiVersion, q.kind, namespace, { labelSelector: selector, limit: PAGE, ...(token ? { continue: token } : {}) });
       stats.requests++;
       stats.lists++;
-      for (const item of page.items) out.objects.set(liveKey(item.metadata.namespace, item.metadata.name ?? ''), item);
+      stats.listed += page.items.length;
+      for (const item of page.items) {
+        const key = liveKey(item.metadata.namespace, item.metadata.name ?? '');
+        if (wanted !== undefined && !wanted.has(key)) continue;
+        out.objects.set(key, item);
+        stats.kept++;
+      }
       token = page.continue;
     } while (token !== undefined);
     return 'ok';

@@ -74,7 +74,7 @@ interface Plan {
 
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const now = options.now?.() ?? new Date();
-  const stats: SweepStats = { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0 };
+  const stats: SweepStats = { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0, sweeps: 1 };
   const checkpoints = await loadCheckpoints(options.client, options.instances, stats);
   const plans = await Promise.all(options.instances.map((i) => planFor(i, checkpoints.get(keyOf(i.key)))));
 
@@ -155,7 +155,9 @@ type Loaded = { checkpoint: Checkpoint } | { error: string } | { failed: string 
 /** Every checkpoint of the swept instances, by lists of the checkpoint label. */
 async function loadCheckpoints(client: KubeClient, instances: readonly SweepInstance[], stats: SweepStats): Promise<Map<string, Loaded>> {
   const namespaces = new Set(instances.map((i) => i.key.namespace));
-  const listing = await listKind(client, { apiVersion: 'v1', kind: 'ConfigMap', namespaces }, `${CHECKPOINT_LABEL}=true`, stats);
+  // Only the swept instances' checkpoints are kept (and parsed), not every instance's in the cluster.
+  const wanted = new Set(instances.map((i) => { const ref = checkpointRef(i.key); return liveKey(ref.namespace, ref.name); }));
+  const listing = await listKind(client, { apiVersion: 'v1', kind: 'ConfigMap', namespaces }, `${CHECKPOINT_LABEL}=true`, stats, wanted);
   const out = new Map<string, Loaded>();
   for (const cm of listing.objects.values()) {
     const key = instanceOfCheckpoint(cm);
@@ -222,17 +224,19 @@ function lifecycleEntries(cp: Checkpoint): ObjectRef[] {
 }
 
 async function listAll(client: KubeClient, plans: readonly Plan[], stats: SweepStats): Promise<Map<string, KindListing>> {
-  const kinds = new Map<string, { apiVersion: string; kind: string; namespaces: Set<string> }>();
+  const kinds = new Map<string, { apiVersion: string; kind: string; namespaces: Set<string>; wanted: Set<string> }>();
   for (const p of plans) {
     for (const e of p.expected) {
-      const k = kinds.get(kindKey(e.ref)) ?? { apiVersion: e.ref.apiVersion, kind: e.ref.kind, namespaces: new Set<string>() };
+      const k = kinds.get(kindKey(e.ref)) ?? { apiVersion: e.ref.apiVersion, kind: e.ref.kind, namespaces: new Set<string>(), wanted: new Set<string>() };
       k.namespaces.add(e.ref.namespace ?? '');
+      // Only the swept instances' objects are kept from the (cluster-wide) lists: see live.ts.
+      k.wanted.add(liveKey(e.ref.namespace, e.ref.name));
       kinds.set(kindKey(e.ref), k);
     }
   }
   const out = new Map<string, KindListing>();
   await forEachLimited([...kinds.entries()], 8, async ([key, q]) => {
-    out.set(key, await listKind(client, q, MANAGED_SELECTOR, stats));
+    out.set(key, await listKind(client, q, MANAGED_SELECTOR, stats, q.wanted));
   });
   return out;
 }

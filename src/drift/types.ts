@@ -84,6 +84,16 @@ export interface SweepStats {
   gets: number;
   objects: number;
   candidates: number;
+  /** Objects the lists returned (every instance's, cluster-wide lists return them all). */
+  listed: number;
+  /**
+   * Of those, the objects the sweep kept to compare: only the swept instances' checkpoints and
+   * inventory entries (a sweep of a few instances in a cluster of thousands holds a few objects,
+   * not every managed object of the kinds it lists).
+   */
+  kept: number;
+  /** Sweeps this report merges: a check of more instances than a slice (keeper.ts DRIFT_SWEEP_SLICE) runs one per slice. */
+  sweeps: number;
 }
 
 export interface SweepReport {

@@ -6,7 +6,8 @@
 import type { Framework, Instance, Loaded, RepositorySettings } from './model.js';
 import { renderPlan, type RenderResult } from './plan.js';
 import { hasErrors, problem, type Problem } from './problems.js';
-import { loadFramework, loadInstance, loadSettings } from './repository.js';
+import { FrameworkCache } from './framework-cache.js';
+import { loadInstance, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import type { FileTree } from './tree.js';
 import { resolveInstanceParams, type InstanceParams } from '../secrets/resolve-params.js';
@@ -31,6 +32,16 @@ export type InstanceRenderResult =
   | { ok: true; plan: import('./types.js').RenderedPlan; problems: Problem[]; sensitiveValues: string[] }
   | { ok: false; problems: Problem[]; sensitiveValues: string[] };
 
+/**
+ * Framework versions loaded for instance renders, by their folder's Git tree id (framework-cache.ts:
+ * content-addressed, so never stale; at most 32 versions). A plan run renders its instance several
+ * times (the plan, each lifecycle plan for the inventory and drift) and every render loaded and parsed
+ * framework.yaml and params.yaml again: YAML parsing was about half of what an agent allocated at
+ * 1,000 instances, garbage that raised its peak RSS (issue #20). A tree without ids (a working
+ * directory: `baton render`, `baton validate`) loads every time, as before.
+ */
+const frameworks = new FrameworkCache();
+
 /** Loads the framework version an instance points at, with located problems when it does not exist. */
 export async function loadInstanceFramework(tree: FileTree, instance: Instance): Promise<Loaded<Framework>> {
   const { framework, version } = instance.decl;
@@ -42,7 +53,12 @@ export async function loadInstanceFramework(tree: FileTree, instance: Instance):
   if (!versions.includes(version)) {
     return { ok: false, problems: [problem({ code: 'INSTANCE_VERSION_UNKNOWN', file: instance.file, path: ['version'], ...src.locate(['version']), message: `framework ${framework} has no version ${version} (available: ${versions.join(', ')})` })] };
   }
-  return loadFramework(tree, framework, version);
+  return frameworks.load(tree, framework, version);
+}
+
+/** Framework versions loadInstanceFramework loaded from a tree, not from its cache (tests). */
+export function instanceFrameworkLoads(): number {
+  return frameworks.loads;
 }
 
 function withTenancy(result: Extract<RenderResult, { ok: true }>, violations: Problem[]): RenderResult {

@@ -42,17 +42,32 @@ interface Parsed { framework?: { name: string; version: string }; schedules: Sch
 export type ParseCache = Map<string, Parsed>;
 
 /**
+ * Entries the parse cache may hold beyond twice the instances of the last scan before the entries of
+ * files no longer in it (earlier versions of edited instance files) are dropped: without a bound it
+ * grew with every edit of every instance file for the agent's lifetime (issue #20).
+ */
+export const PARSE_CACHE_SLACK = 16;
+
+/** Drops cached parses of blobs not in `current` when the cache has grown past its bound (see PARSE_CACHE_SLACK). */
+export function pruneParseCache(cache: ParseCache, current: ReadonlySet<string>): void {
+  if (cache.size <= 2 * current.size + PARSE_CACHE_SLACK) return;
+  for (const blob of cache.keys()) if (!current.has(blob)) cache.delete(blob);
+}
+
+/**
  * The desired instances at a commit, by the repository layout rules (render/layout.ts, the same ones
  * `baton validate` applies). Problems of files that name no instance go to `onLayoutProblems`.
  */
 export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutProblems?: (problems: Problem[]) => void): Promise<Map<string, DesiredInstance>> {
   const out = new Map<string, DesiredInstance>();
+  const blobs = new Set<string>();
   const layout = await scanLayout(tree);
   if (layout.problems.length > 0) onLayoutProblems?.(layout.problems);
   for (const ref of layout.instances) {
     const { file, namespace, name } = ref;
     const key = { namespace, name };
     const blob = (await tree.id(file)) ?? '';
+    blobs.add(blob);
     const refused = hasErrors(ref.problems);
     let parsed: Parsed | undefined = refused ? { schedules: [], valuesFiles: [], valuesFrom: [] } : cache.get(blob);
     if (parsed === undefined) {
@@ -78,6 +93,7 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
     out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(parsed.cluster !== undefined ? { cluster: parsed.cluster } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
+  pruneParseCache(cache, blobs);
   return out;
 }
 

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { DEFAULT_RETRY } from '../../src/plans/retry.js';
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { EngineEvent } from '../../src/plans/events.js';
-import { desiredSetOf, repair, sweep, type DriftedObject } from '../../src/drift/index.js';
+import { DriftKeeper, desiredSetOf, repair, sweep, type DriftedObject, type KeeperInstance } from '../../src/drift/index.js';
 import { deploy, driftOf, driftWorld, sweepAll, sweepInstance, until, webInstance, type DriftWorld, type TestInstance } from './world.js';
 
 let world: DriftWorld;
@@ -135,6 +136,39 @@ describe('drift detection', () => {
     expect(report.stats).toMatchObject({ lists: 5, dryRuns: 1, gets: 0, objects: 16, candidates: 1 });
     expect(report.stats.requests).toBe(6);
     expect(report.instances.map((d) => d.objects.length)).toEqual([0, 1, 0, 0]);
+  });
+
+  it('GIVEN many deployed instances WHEN three of them are swept THEN the sweep keeps only their checkpoints and objects from the cluster-wide lists (its memory follows the instances swept, issue #20)', async () => {
+    const many = [await deployed(), await deployed(), await deployed(), await deployed(), await deployed(), await deployed()];
+    const swept = many.slice(0, 3);
+    await kubectl('-n', swept[1]!.key.namespace, 'scale', 'deploy', swept[1]!.key.name, '--replicas=4');
+    const report = await sweepAll(world, swept);
+    // Three namespaces: cluster-wide lists, which return every deployed instance's objects (5 each with its checkpoint).
+    expect(report.stats.listed).toBeGreaterThanOrEqual(many.length * 5);
+    // Kept: the swept instances' checkpoints and their ConfigMap, Deployment, Service and PodDisruptionBudget.
+    expect(report.stats.kept).toBe(swept.length * 5);
+    // Still a full check of the swept instances.
+    expect(report.instances.map((d) => summary(d.objects))).toEqual([[], [`Deployment ${swept[1]!.key.namespace}/${swept[1]!.key.name} changed .spec.replicas by kubectl`], []]);
+  });
+});
+
+describe('drift checks of many instances at once (issue #20)', () => {
+  it('GIVEN more instances due than a slice WHEN the keeper checks them THEN it sweeps them in slices, one after another, and reports every one', async () => {
+    const many = [await deployed(), await deployed(), await deployed(), await deployed(), await deployed()];
+    await kubectl('-n', many[3]!.key.namespace, 'scale', 'deploy', many[3]!.key.name, '--replicas=4');
+    const loading: number[] = [];
+    let loaded = 0;
+    const keeper = new DriftKeeper({ client: world.client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(world.client), sliceSize: 2 });
+    const instances: KeeperInstance[] = many.map((i) => ({
+      key: i.key, contentId: i.key.name, settings: { intervalMs: 60_000, policy: 'repair', retry: DEFAULT_RETRY },
+      load: async () => { loading.push(loaded++); return { desired: i.desired, render: async () => i.plan }; },
+    }));
+    const report = await keeper.check(instances);
+    expect(report.stats.sweeps).toBe(3);
+    expect(report.stats.kept).toBe(many.length * 5);
+    expect(report.instances.map((d) => `${d.instance.namespace}/${d.instance.name}`)).toEqual(many.map((i) => `${i.key.namespace}/${i.key.name}`));
+    expect(report.instances.map((d) => summary(d.objects))).toEqual([[], [], [], [`Deployment ${many[3]!.key.namespace}/${many[3]!.key.name} changed .spec.replicas by kubectl`], []]);
+    expect(loading).toHaveLength(many.length);
   });
 });
 

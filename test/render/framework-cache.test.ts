@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FrameworkCache } from '../../src/render/framework-cache.js';
+import { instanceFrameworkLoads, loadInstanceFramework } from '../../src/render/instance-render.js';
+import { loadInstance } from '../../src/render/repository.js';
 import { MemoryTree, type FileTree, type TreeEntry } from '../../src/render/tree.js';
 import { webFramework } from '../sync/fixtures.js';
 
@@ -83,5 +85,32 @@ describe('FrameworkCache', () => {
     expect(cache.size).toBe(0);
     const missing = await cache.load(new CountingTree(webFramework()), 'web', '9.9.9');
     expect(missing.ok).toBe(false);
+  });
+});
+
+describe('the framework of instance renders (issue #20)', () => {
+  it('GIVEN instances of one framework version WHEN each is rendered again and again THEN framework.yaml is read and parsed once, not at every render', async () => {
+    const files = { ...webFramework('3.1.4'), 'instances/shop/a.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n', 'instances/shop/b.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n' };
+    const tree = new CountingTree(files);
+    const frameworkReads = (): number => reads.filter((p) => p.endsWith('/framework.yaml')).length;
+    const reads: string[] = [];
+    const counting: FileTree = { id: (p) => tree.id(p), list: (d) => tree.list(d), read: (p) => { reads.push(p); return tree.read(p); } };
+    const before = instanceFrameworkLoads();
+    for (let round = 0; round < 3; round++) {
+      for (const file of ['instances/shop/a.yaml', 'instances/shop/b.yaml']) {
+        const inst = await loadInstance(counting, file);
+        expect(inst.ok).toBe(true);
+        const fw = inst.ok ? await loadInstanceFramework(counting, inst.value) : undefined;
+        expect(fw?.ok && fw.value.version).toBe('3.1.4');
+      }
+    }
+    expect(frameworkReads()).toBe(1);
+    expect(instanceFrameworkLoads() - before).toBe(1);
+    // Changed files are a new tree id: loaded again, never stale.
+    Object.assign(tree.files, webFramework('3.1.4', 'recovery: { permanent: replace }\n'));
+    const inst = await loadInstance(counting, 'instances/shop/a.yaml');
+    const fw = inst.ok ? await loadInstanceFramework(counting, inst.value) : undefined;
+    expect(fw?.ok && fw.value.decl.recovery?.permanent).toBe('replace');
+    expect(frameworkReads()).toBe(2);
   });
 });

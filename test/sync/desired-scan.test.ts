@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ObjectStore } from '../../src/git/tree.js';
-import { DesiredScan, scanDesired } from '../../src/sync/scan.js';
+import { DesiredScan, PARSE_CACHE_SLACK, scanDesired } from '../../src/sync/scan.js';
 
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
@@ -71,5 +71,26 @@ describe('scanning the desired state of status commits', () => {
     r.put('status/shared.yaml', 'X: 2\n');
     const second = await scan.at(await r.store.at(r.commit()));
     expect(second.get('prod/a')?.fingerprint.values).not.toBe(first.get('prod/a')?.fingerprint.values);
+  });
+});
+
+describe('the parse cache of instance files', () => {
+  it('GIVEN instance files edited in many commits WHEN each is scanned THEN the cache keeps the parses of the current files, not of every version ever seen (issue #20: it grew with history)', async () => {
+    const r = repo();
+    r.put('frameworks/small/1.0.0/framework.yaml', 'name: small\n');
+    const cache = new Map();
+    const scan = new DesiredScan(cache);
+    const edits = 14;
+    let last = new Map<string, unknown>();
+    for (let i = 0; i < edits; i++) {
+      r.put('instances/prod/a.yaml', instance(`params:\n  N: "${i}"\n`));
+      r.put('instances/prod/b.yaml', instance(`params:\n  M: "${i}"\n`));
+      last = await scan.at(await r.store.at(r.commit()));
+    }
+    // 28 versions of instance files were parsed; the cache holds at most twice the current ones plus its slack.
+    expect(cache.size).toBeLessThanOrEqual(2 * 2 + PARSE_CACHE_SLACK);
+    expect(2 * edits).toBeGreaterThan(2 * 2 + PARSE_CACHE_SLACK);
+    // The current files' parses are kept (a poll that finds them unchanged parses nothing).
+    for (const d of last.values()) expect(cache.has((d as { fingerprint: { instance: string } }).fingerprint.instance)).toBe(true);
   });
 });
