@@ -5,7 +5,7 @@
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, refOf, type ObjectRef } from '../kube/object.js';
 import type { RenderedPlan } from '../render/types.js';
-import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type TargetRecord } from './checkpoint.js';
+import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type StoredCheckpoint, type TargetRecord } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import { decide, type Decision } from './concurrency.js';
 import { maskingListener, safeEmitter, type EventListener } from './events.js';
@@ -26,6 +26,12 @@ import type { ChildRunner } from '../compose/children/runner.js';
 export interface ReconcileOptions {
   client: KubeClient;
   store: CheckpointStore;
+  /**
+   * The checkpoint as the caller has just loaded it from `store` (`stored: undefined`: there is none),
+   * when nothing wrote it since: saves reading it again. Absent: loaded here. (A stale one would only
+   * cost a conflict: the first write is conditional on its resourceVersion.)
+   */
+  loaded?: { stored: StoredCheckpoint | undefined };
   hooks: EngineHooks;
   instance: InstanceKey;
   framework: string;
@@ -78,7 +84,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const clock = options.clock ?? systemClock;
   const mask = maskerFor(options.sensitiveValues ?? []);
   const emit = safeEmitter(maskingListener(options.onEvent, mask));
-  const stored = await options.store.load(options.instance);
+  const stored = options.loaded !== undefined ? options.loaded.stored : await options.store.load(options.instance);
   const writeRetry = { hooks: options.hooks, clock, ...(options.signal ? { signal: options.signal } : {}) };
   const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask, writeRetry);
   const { decision, retry } = choose(stored?.checkpoint, options, clock.now());

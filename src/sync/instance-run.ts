@@ -170,11 +170,14 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   const waitingOn = await holdForDependencies(deps, input, reporter, source, () => { waiting = true; });
   if (waitingOn) return { outcome: waitingOn, status: reporter.last };
 
+  // The checkpoint loaded above, unless requests (carried out, or recorded beside through the lane) changed it since.
+  const loaded = reporter.checkpoint === stored?.checkpoint ? { loaded: { stored } } : {};
   let result: ReconcileResult;
   try {
     result = await reconcile({
       client,
       store: deps.checkpoints,
+      ...loaded,
       hooks: deps.hooks,
       instance: key,
       framework: source.framework.name,
@@ -262,7 +265,7 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
   switch (result.kind) {
     case 'ran': {
       const run = result.execution.run;
-      if (result.execution.outcome === 'complete') reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
+      // The reporter holds the checkpoint as last saved (every write is a `checkpoint` event, requests beside come through the lane).
       reporter.recordTransitions();
       if (result.execution.outcome === 'failed') return { outcome: { kind: 'failed', plan: run.plan, message: result.execution.error.message }, status: reporter.last };
       if (result.execution.outcome === 'superseded') return { outcome: { kind: 'superseded', plan: run.plan }, status: reporter.last };
