@@ -84,7 +84,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const clock = options.clock ?? systemClock;
   const mask = maskerFor(options.sensitiveValues ?? []);
   const emit = safeEmitter(maskingListener(options.onEvent, mask));
-  const stored = options.loaded !== undefined ? options.loaded.stored : await options.store.load(options.instance);
+  const stored = await storedCheckpoint(options);
   const writeRetry = { hooks: options.hooks, clock, ...(options.signal ? { signal: options.signal } : {}) };
   const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask, writeRetry);
   const { decision, retry } = choose(stored?.checkpoint, options, clock.now());
@@ -177,6 +177,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** The checkpoint as the caller loaded it, else as stored now. */
+async function storedCheckpoint(options: Pick<ReconcileOptions, 'loaded' | 'store' | 'instance'>): Promise<StoredCheckpoint | undefined> {
+  return options.loaded !== undefined ? options.loaded.stored : options.store.load(options.instance);
 }
 
 /** Pipe steps collect their Jobs' output into the pipe objects, then the plan is rendered again with it. */

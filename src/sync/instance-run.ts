@@ -5,7 +5,7 @@
  */
 import type { EngineEvent, EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
-import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
+import type { Checkpoint, CheckpointStore, StoredCheckpoint } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import type { PlanEventSink } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
@@ -170,14 +170,12 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   const waitingOn = await holdForDependencies(deps, input, reporter, source, () => { waiting = true; });
   if (waitingOn) return { outcome: waitingOn, status: reporter.last };
 
-  // The checkpoint loaded above, unless requests (carried out, or recorded beside through the lane) changed it since.
-  const loaded = reporter.checkpoint === stored?.checkpoint ? { loaded: { stored } } : {};
   let result: ReconcileResult;
   try {
     result = await reconcile({
       client,
       store: deps.checkpoints,
-      ...loaded,
+      ...unchangedSince(stored, reporter),
       hooks: deps.hooks,
       instance: key,
       framework: source.framework.name,
@@ -200,6 +198,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/** The checkpoint loaded at the start, for the engine, unless requests (carried out, or recorded beside through the lane) changed it since. */
+function unchangedSince(stored: StoredCheckpoint | undefined, reporter: StatusReporter): { loaded?: { stored: StoredCheckpoint | undefined } } {
+  return reporter.checkpoint === stored?.checkpoint ? { loaded: { stored } } : {};
 }
 
 /** What every status of this run carries (masking, waiting pod requests), and the side runs the record lacks. */
