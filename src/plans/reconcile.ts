@@ -122,7 +122,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     const plan = await options.render(planName, args);
     await ensureNamespace(options.client, options.instance.namespace);
     const now = isoAt(clock);
-    await session.update((cp) => {
+    // The new run is recorded by the write that starts it (executePlan's `prepare`).
+    const record = (cp: Checkpoint): Checkpoint => {
       const previous = cp.active && cp.active.state.status !== 'COMPLETE' && cp.active.state.status !== 'FATAL_ERROR'
         ? { ...cp.active, state: inProgress(cp.active.state, now, `superseded by ${planName}`) }
         : cp.active;
@@ -134,8 +135,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         active: run,
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
-    });
-    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false), plan };
+    };
+    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false, [], record), plan };
   };
 
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {
@@ -153,8 +154,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'nothing', reason: decision.reason };
     case 'resume': {
       const plan = await options.render(decision.run.plan, decision.run.args);
-      await session.update((cp) => ({ ...cp, active: alignRun(decision.run, plan) }));
-      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true), plan, true, []);
+      const align = (cp: Checkpoint): Checkpoint => ({ ...cp, active: alignRun(decision.run, plan) });
+      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true, [], align), plan, true, []);
     }
     case 'start': {
       const s = decision.selection;

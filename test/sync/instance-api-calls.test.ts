@@ -3,7 +3,8 @@
  * agent and the API server alike. GIVEN a new instance of the `web` framework (one step applying a
  * ConfigMap) WHEN the agent runs its deploy through a recording proxy THEN the calls are the ones the
  * run needs and no more: its checkpoint is read once (not again by the engine, nor after the plan),
- * and an object whose apply answer already passes its gate is not listed or watched for readiness.
+ * written once per transition and once per step start (a phase's start and a step's end ride with
+ * the next write), and an object whose apply answer already passes its gate is not listed or watched.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,9 @@ describe('the API calls of one instance deploy', () => {
     expect(count('GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(1);
     // Before: a list (and a watch when the list did not show it ready) of the ConfigMap the apply had just answered.
     expect(calls.filter((c) => c.startsWith('GET /api/v1/namespaces/shop/configmaps') && !c.includes('/configmaps/'))).toEqual([]);
+    // Before: 7 (the new run, plan started, phase started, step started, step complete, phase complete,
+    // plan complete). Now: the run recorded started; phase and step started; step and phase complete; plan complete.
+    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(4);
     // The apply itself, and the ownership read before it, still happen.
     expect(count('PATCH /api/v1/namespaces/shop/configmaps/a')).toBe(1);
     expect(count('GET /api/v1/namespaces/shop/configmaps/a')).toBe(1);
