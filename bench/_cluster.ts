@@ -2,8 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** Starts the simulator (controllers off unless asked for) writing its kubeconfig; ending the child's stdin stops it. */
-export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean } = {}): Promise<ChildProcess> {
+/**
+ * Starts the simulator (controllers off unless asked for) writing its kubeconfig; ending the child's stdin stops it.
+ * `cpuProfDir`: the simulator writes a V8 CPU profile there when it stops (node --cpu-prof).
+ */
+export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean; cpuProfDir?: string } = {}): Promise<ChildProcess> {
   const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
   const code = [
     `const { startCluster } = await import(${JSON.stringify(entry)});`,
@@ -12,7 +15,7 @@ export async function clusterProcess(kubeconfigOut: string, options: { controlle
     `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
     `process.stdin.resume();`,
   ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(options.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, '--cpu-prof-name=cluster.cpuprofile'] : []), '--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       if (d.toString().includes('ready')) resolve();

@@ -84,6 +84,16 @@ function rssKiB(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds of a process (user + system) and of its children it has waited for (git), from /proc. */
+function cpuSeconds(pid: number | undefined): { self: number; children: number } {
+  try {
+    const f = (readFileSync(`/proc/${pid ?? 0}/stat`, 'utf8').split(') ')[1] ?? '').split(' ').map(Number);
+    return { self: ((f[11] ?? 0) + (f[12] ?? 0)) / 100, children: ((f[13] ?? 0) + (f[14] ?? 0)) / 100 };
+  } catch {
+    return { self: 0, children: 0 };
+  }
+}
+
 function currentRssKiB(pid: number | undefined): number {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid ?? 0}/status`, 'utf8'))?.[1] ?? 0);
@@ -115,7 +125,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'run.js'))) throw new Error('run `npm run build` first: the agents run the built CLI (bin/baton.js)');
   const { dir, env } = benchWorkdir('scale');
   const loadBefore = loadavg()[0] ?? 0;
-  const cluster = await clusterProcess(join(dir, 'kubeconfig'), { controllers: true });
+  const cluster = await clusterProcess(join(dir, 'kubeconfig'), { controllers: true, ...(profDir !== undefined ? { cpuProfDir: profDir } : {}) });
   const url = kubeconfigServer(join(dir, 'kubeconfig'));
   const client = await createKubeClient({ url });
   const proxies: RecordingProxy[] = [];
@@ -227,6 +237,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     doneNow = n;
     const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
     const peakAtCompleteKiB = agents.map((a) => rssKiB(a.child.pid));
+    // CPU until every instance is COMPLETE, per instance: the agents (and the git processes they ran), the simulated API server.
+    const agentCpu = agents.map((a) => cpuSeconds(a.child.pid));
+    const clusterCpu = cpuSeconds(cluster.pid).self;
     // Agents that exited on their own (a lost lease on an overloaded machine...), reported above with their last words.
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
 
@@ -251,6 +264,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       if (run?.state.status === 'COMPLETE' && !(history.runs.get(run.id) ?? []).some((c) => c.event === 'plan-complete')) lost++;
     }
     const statusAuthors = new Set(history.commits.map((c) => c.author));
+    // The agents' API calls by method and resource (names and query left out), most first.
+    const byRoute = new Map<string, number>();
+    for (const r of proxies.flatMap((p) => p.requests)) { const route = `${r.method} ${(r.path.split('?')[0] ?? '').replace(/\/(namespaces|configmaps|deployments|leases|events)\/[^/]+/g, '/$1/*')}${/watch=(1|true)/.test(r.path) ? ' (watch)' : ''}`; byRoute.set(route, (byRoute.get(route) ?? 0) + 1); }
+    if (profDir !== undefined) writeFileSync(join(profDir, 'api-calls.txt'), [...byRoute].sort((a, b) => b[1] - a[1]).map(([route, count]) => `${count}\t${route}`).join('\n'));
     if (profDir !== undefined) writeFileSync(join(profDir, 'origin-log.txt'), git(env, origin, 'log', '--format=%ct %an %(trailers:key=Baton-Instance,valueonly,separator=%x2C) %(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'));
 
     // Idle poll of the repository by an agent vs a bare git fetch, alternating.
@@ -305,6 +322,11 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       leaseDurationSeconds: leaseSeconds,
       ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),
       rerunSteps,
+      // Every API call of the agents (the recording proxies), per instance: reads, writes and watches.
+      agentCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.self, 0) * 1000) / n),
+      agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / n),
+      clusterCpuMsPerInstance: Math.round((clusterCpu * 1000) / n),
+      apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / n) * 10) / 10,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
       idleMirrorFetchMs: Math.round(median(mirrorFetchMs)),

@@ -81,6 +81,9 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   const crds = first.filter((a) => a.object.kind === 'CustomResourceDefinition').map((a) => a.object);
   if (crds.length > 0) await waitUntilReady(crds, crds, ctx);
   await applyAll(rest);
+  // The apply answers are the objects as they are now: when every one already passes its gate (a
+  // ConfigMap, a workload applied unchanged), nothing is listed or watched for readiness.
+  if (readyAsAnswered(applies.map((a) => a.object), live, ctx)) return { kind: 'ready', outcome: outcome(applies) };
   if (await superseded((signal) => waitUntilReady(applies.map((a) => a.object), live, { ...ctx, signal }), ctx)) {
     return { kind: 'superseded', outcome: outcome(applies) };
   }
@@ -157,6 +160,15 @@ async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[
     evaluate: (observed, pods) => readinessOf(refs, observed, batch, pods, ctx),
   });
   if (verdict.kind === 'failed') throw new GateFailedError(verdict.object, verdict.reason, verdict.message);
+}
+
+/**
+ * Whether the applied objects pass their gates as the server answered the applies (no pods looked at:
+ * the hooks explain a workload through its pods only while it waits). Anything else is watched.
+ */
+function readyAsAnswered(objects: readonly KubeObject[], answered: readonly KubeObject[], ctx: BatchContext): boolean {
+  const observed = new Map(answered.map((o) => [observedKey(refOf(o)), o]));
+  return readinessOf(dedupe(objects.map(refOf)), observed, [...answered], [], ctx).kind === 'done';
 }
 
 function readinessOf(refs: readonly ObjectRef[], observed: Observed, batch: KubeObject[], pods: readonly KubeObject[], ctx: BatchContext): WaitVerdict {

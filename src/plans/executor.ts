@@ -62,21 +62,37 @@ export type Execution =
 
 type Result = { kind: 'complete' } | { kind: 'superseded' } | { kind: 'failed'; error: FailureInfo } | { kind: 'waiting'; waits: CanaryWait[] };
 
-export async function executePlan(plan: RenderedPlan, opts: ExecutorOptions, resumed: boolean, warnings: string[] = []): Promise<Execution> {
+/**
+ * `prepare`: the change that makes the run to execute the checkpoint's active one (a new run recorded,
+ * a resumed one aligned with the plan rendered again), folded into the write that starts it.
+ */
+export async function executePlan(plan: RenderedPlan, opts: ExecutorOptions, resumed: boolean, warnings: string[] = [], prepare?: CheckpointChange): Promise<Execution> {
   const x = new Execution_(plan, opts);
-  return x.run(resumed, warnings);
+  return x.run(resumed, warnings, prepare);
 }
 
+type CheckpointChange = (cp: Checkpoint) => Checkpoint;
+
 class Execution_ {
-  private readonly base;
+  /**
+   * Changes written with the next checkpoint write, not on their own: the start of a phase (its first
+   * step's start follows) and the completion of a step (the next step's start or the phase's end
+   * follows). Nothing reaches the cluster between such a change and the write that carries it, so a
+   * crash in between leaves the same state to resume from as a crash just before the change; one write
+   * instead of two per step (docs/internals/benchmarks.md). Transitions (plan started, phase and plan
+   * ends) and a step's start (its inventory, before its applies) are always written at once.
+   */
+  private pending: CheckpointChange[] = [];
 
   constructor(
     /** Replaced when a Pipe step re-renders it (same phases and steps, new objects). */
     private plan: RenderedPlan,
     private readonly o: ExecutorOptions,
-  ) {
-    const active = this.active();
-    this.base = { instance: plan.instance, runId: active.id, plan: plan.plan };
+  ) {}
+
+  /** What every event of the run names (its id once the run is in the checkpoint). */
+  private get base(): { instance: RenderedPlan['instance']; runId: string; plan: string } {
+    return { instance: this.plan.instance, runId: this.active().id, plan: this.plan.plan };
   }
 
   private active(): PlanRun {
@@ -86,17 +102,25 @@ class Execution_ {
   }
 
   private mutate(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): Promise<void> {
-    return this.o.session.update((cp) => ({
-      ...cp,
-      active: change(cp.active ?? this.active()),
-      inventory: inventory ? inventory(Inventory.of(cp.inventory)).entries : cp.inventory,
-    }));
+    return this.o.session.update((cp) => this.withPending(cp, change, inventory));
+  }
+
+  /** `change` written with the next checkpoint write (see `pending`). */
+  private later(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): void {
+    this.pending.push((cp) => applyChange(cp, (run) => change(run ?? this.active()), inventory));
+  }
+
+  /** The pending changes, then `change`, on `cp`; the pending ones are taken (the write carries them). */
+  private withPending(cp: Checkpoint, change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): Checkpoint {
+    const pending = this.pending;
+    this.pending = [];
+    return applyChange(pending.reduce((c, next) => next(c), cp), (run) => change(run ?? this.active()), inventory);
   }
 
   /** The plan's final state, with `settle` folded into the same checkpoint write. */
   private end(change: (run: PlanRun) => PlanRun, end: PlanEnd): Promise<void> {
     return this.o.session.update((cp) => {
-      const next = { ...cp, active: change(cp.active ?? this.active()) };
+      const next = this.withPending(cp, change);
       return this.o.settle ? this.o.settle(next, end) : next;
     });
   }
@@ -105,7 +129,8 @@ class Execution_ {
     return isoAt(this.o.clock);
   }
 
-  async run(resumed: boolean, warnings: string[]): Promise<Execution> {
+  async run(resumed: boolean, warnings: string[], prepare: CheckpointChange | undefined): Promise<Execution> {
+    if (prepare) this.pending.push(prepare);
     await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), resumed ? 'resumed' : 'running')));
     this.o.emit({ type: 'plan-started', ...this.base, run: this.active(), resumed, warnings });
     const results = await this.ordered(this.plan.strategy, this.plan.phases, (p) => this.runPhase(p), this.active().continued ?? 0, undefined);
@@ -171,7 +196,8 @@ class Execution_ {
   private async runPhase(phase: RenderedPhase): Promise<Result> {
     if (phaseState(this.active(), phase.name).status === 'COMPLETE') return { kind: 'complete' };
     if (this.isSuperseded()) return { kind: 'superseded' };
-    await this.mutate((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), this.now(), 'running')));
+    const startedAt = this.now();
+    this.later((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), startedAt, 'running')));
     this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
     // The step as the plan renders it now: a Pipe step before it may have re-rendered the plan.
     const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, this.currentStep(phase.name, s.name) ?? s);
@@ -257,8 +283,9 @@ class Execution_ {
           : '';
         deadlineCtl.abort();
         const { outcome } = batch;
-        await this.mutate(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), this.now(), `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
+        const finishedAt = this.now();
+        this.later(
+          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), finishedAt, `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
           (inv) => inv.without(outcome.deleted),
         );
         this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
@@ -293,6 +320,11 @@ class Execution_ {
   private isSuperseded(): boolean {
     return this.o.signal?.aborted === true;
   }
+}
+
+/** `change` of the active run (undefined when there is none yet) and of the inventory, on `cp`. */
+function applyChange(cp: Checkpoint, change: (run: PlanRun | undefined) => PlanRun, inventory?: (inv: Inventory) => Inventory): Checkpoint {
+  return { ...cp, active: change(cp.active), inventory: inventory ? inventory(Inventory.of(cp.inventory)).entries : cp.inventory };
 }
 
 /** `; fields left to other managers: Deployment shop/web .spec.replicas ("kubectl")` (baton.dev/conflicts: Report). */

@@ -21,7 +21,10 @@ export interface FailureClass {
 
 export interface EngineHooks {
   gate(obj: KubeObject, ctx: GateContext): GateVerdict;
-  /** Refines a workload's verdict with its pods (names the troubled pod; fails on unpullable images). */
+  /**
+   * Refines a workload's verdict with its pods (names the troubled pod; fails on unpullable images). First
+   * asked with no pods, on the apply answers: a `done` then ends the step without watching anything.
+   */
   explain(obj: KubeObject, verdict: GateVerdict, pods: readonly KubeObject[], ctx: GateContext): GateVerdict;
   classify(err: unknown): FailureClass;
   /** Backoff after `attempt` failures so far (0-based) of a transient failure; `undefined` stops retrying. */

@@ -5,7 +5,7 @@
 import type { KubeClient } from '../kube/client.js';
 import { refLabel, refOf, type ObjectRef } from '../kube/object.js';
 import type { RenderedPlan } from '../render/types.js';
-import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type TargetRecord } from './checkpoint.js';
+import { archiveActive, emptyCheckpoint, HANDLED_REQUESTS_LIMIT, previousStateOf, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey, type Refusal, type StoredCheckpoint, type TargetRecord } from './checkpoint.js';
 import { isoAt, systemClock, type Clock } from './clock.js';
 import { decide, type Decision } from './concurrency.js';
 import { maskingListener, safeEmitter, type EventListener } from './events.js';
@@ -26,6 +26,12 @@ import type { ChildRunner } from '../compose/children/runner.js';
 export interface ReconcileOptions {
   client: KubeClient;
   store: CheckpointStore;
+  /**
+   * The checkpoint as the caller has just loaded it from `store` (`stored: undefined`: there is none),
+   * when nothing wrote it since: saves reading it again. Absent: loaded here. (A stale one would only
+   * cost a conflict: the first write is conditional on its resourceVersion.)
+   */
+  loaded?: { stored: StoredCheckpoint | undefined };
   hooks: EngineHooks;
   instance: InstanceKey;
   framework: string;
@@ -78,7 +84,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const clock = options.clock ?? systemClock;
   const mask = maskerFor(options.sensitiveValues ?? []);
   const emit = safeEmitter(maskingListener(options.onEvent, mask));
-  const stored = await options.store.load(options.instance);
+  const stored = await storedCheckpoint(options);
   const writeRetry = { hooks: options.hooks, clock, ...(options.signal ? { signal: options.signal } : {}) };
   const session = new CheckpointSession(options.store, stored?.checkpoint ?? emptyCheckpoint(options.instance, options.framework), stored?.version, emit, mask, writeRetry);
   const { decision, retry } = choose(stored?.checkpoint, options, clock.now());
@@ -116,7 +122,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     const plan = await options.render(planName, args);
     await ensureNamespace(options.client, options.instance.namespace);
     const now = isoAt(clock);
-    await session.update((cp) => {
+    // The new run is recorded by the write that starts it (executePlan's `prepare`).
+    const record = (cp: Checkpoint): Checkpoint => {
       const previous = cp.active && cp.active.state.status !== 'COMPLETE' && cp.active.state.status !== 'FATAL_ERROR'
         ? { ...cp.active, state: inProgress(cp.active.state, now, `superseded by ${planName}`) }
         : cp.active;
@@ -128,8 +135,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         active: run,
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
-    });
-    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false), plan };
+    };
+    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false, [], record), plan };
   };
 
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {
@@ -147,8 +154,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'nothing', reason: decision.reason };
     case 'resume': {
       const plan = await options.render(decision.run.plan, decision.run.args);
-      await session.update((cp) => ({ ...cp, active: alignRun(decision.run, plan) }));
-      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true), plan, true, []);
+      const align = (cp: Checkpoint): Checkpoint => ({ ...cp, active: alignRun(decision.run, plan) });
+      return finish(await executePlan(plan, withPipes(exec, options, decision.run.plan, decision.run.args), true, [], align), plan, true, []);
     }
     case 'start': {
       const s = decision.selection;
@@ -171,6 +178,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
     }
   }
+}
+
+/** The checkpoint as the caller loaded it, else as stored now. */
+async function storedCheckpoint(options: Pick<ReconcileOptions, 'loaded' | 'store' | 'instance'>): Promise<StoredCheckpoint | undefined> {
+  return options.loaded !== undefined ? options.loaded.stored : options.store.load(options.instance);
 }
 
 /** Pipe steps collect their Jobs' output into the pipe objects, then the plan is rendered again with it. */

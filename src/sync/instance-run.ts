@@ -5,7 +5,7 @@
  */
 import type { EngineEvent, EventListener } from '../plans/events.js';
 import type { KubeClient } from '../kube/client.js';
-import type { Checkpoint, CheckpointStore } from '../plans/checkpoint.js';
+import type { Checkpoint, CheckpointStore, StoredCheckpoint } from '../plans/checkpoint.js';
 import type { EngineHooks } from '../plans/hooks.js';
 import type { PlanEventSink } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
@@ -175,6 +175,7 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
     result = await reconcile({
       client,
       store: deps.checkpoints,
+      ...unchangedSince(stored, reporter),
       hooks: deps.hooks,
       instance: key,
       framework: source.framework.name,
@@ -197,6 +198,11 @@ export async function runInstance(deps: InstanceRunDeps, input: InstanceRunInput
   }
   const reported = await reportResult(deps, input, reporter, result);
   return { ...reported, outcome: maskOutcome(reported.outcome, source.sensitiveValues) };
+}
+
+/** The checkpoint loaded at the start, for the engine, unless requests (carried out, or recorded beside through the lane) changed it since. */
+function unchangedSince(stored: StoredCheckpoint | undefined, reporter: StatusReporter): { loaded?: { stored: StoredCheckpoint | undefined } } {
+  return reporter.checkpoint === stored?.checkpoint ? { loaded: { stored } } : {};
 }
 
 /** What every status of this run carries (masking, waiting pod requests), and the side runs the record lacks. */
@@ -262,7 +268,7 @@ async function reportResult(deps: InstanceRunDeps, input: InstanceRunInput, repo
   switch (result.kind) {
     case 'ran': {
       const run = result.execution.run;
-      if (result.execution.outcome === 'complete') reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
+      // The reporter holds the checkpoint as last saved (every write is a `checkpoint` event, requests beside come through the lane).
       reporter.recordTransitions();
       if (result.execution.outcome === 'failed') return { outcome: { kind: 'failed', plan: run.plan, message: result.execution.error.message }, status: reporter.last };
       if (result.execution.outcome === 'superseded') return { outcome: { kind: 'superseded', plan: run.plan }, status: reporter.last };

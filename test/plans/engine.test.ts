@@ -66,6 +66,29 @@ describe('the plan engine against an in-memory API', () => {
     expect(cp?.applied?.frameworkVersion).toBe('1.0.0');
   });
 
+  it('GIVEN a new instance of two serial steps WHEN deployed THEN the checkpoint is written once per transition and once per step start, the order of states kept', async () => {
+    h = harness();
+    autoReady(h.kube);
+    const saved: string[] = [];
+    const save = h.store.save.bind(h.store);
+    h.store.save = (cp, version) => {
+      const run = cp.active;
+      saved.push([run?.state.status, ...(run?.phases.flatMap((p) => [p.state.status, ...p.steps.map((s) => s.state.status)]) ?? []), `inventory ${cp.inventory.map((e) => e.name).join(',')}`].join(' '));
+      return save(cp, version);
+    };
+    expect(outcome(await h.run({ deploy: twoSteps }))).toBe('complete');
+    // Before: 9 writes (the new run PENDING and then started, the phase started on its own, each step's end on its own).
+    // A phase's start and a step's end ride with the next write: nothing reaches the cluster in between.
+    expect(saved).toEqual([
+      'IN_PROGRESS PENDING PENDING PENDING inventory ',
+      // Every step's objects are in the inventory before the step applies them.
+      'IN_PROGRESS IN_PROGRESS IN_PROGRESS PENDING inventory a',
+      'IN_PROGRESS IN_PROGRESS COMPLETE IN_PROGRESS inventory a,web',
+      'IN_PROGRESS COMPLETE COMPLETE COMPLETE inventory a,web',
+      'COMPLETE COMPLETE COMPLETE COMPLETE inventory a,web',
+    ]);
+  });
+
   it('creates the instance namespace when it does not exist', async () => {
     h = harness();
     autoReady(h.kube);

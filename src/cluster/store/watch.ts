@@ -68,10 +68,27 @@ export class WatchHub {
       throw gone(`too old resource version: ${fromRv} (${this.droppedUpTo + 1})`);
     }
     const cap = this.ring.length;
-    for (let i = 0; i < this.size; i++) {
+    for (let i = this.firstAfter(fromRv); i < this.size; i++) {
       const ev = this.ring[(this.head + i) % cap];
-      if (ev && ev.rv > fromRv && ev.key === w.key) deliver(w, ev);
+      if (ev && ev.key === w.key) deliver(w, ev);
     }
+  }
+
+  /**
+   * The ring position (0 = oldest) of the first event newer than `rv`, by binary search: versions grow
+   * along the ring. A watch usually resumes from the version of the list just before it, so a replay
+   * looks at the few events since, not at the whole window (10,000 events by default) every time.
+   */
+  private firstAfter(rv: number): number {
+    const cap = this.ring.length;
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ring[(this.head + mid) % cap]?.rv ?? 0) > rv) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
   }
 
   add(w: Watcher): () => void {

@@ -1,0 +1,57 @@
+/**
+ * Issue 20 (CPU and wall time per instance): every API round trip of an instance's deploy costs the
+ * agent and the API server alike. GIVEN a new instance of the `web` framework (one step applying a
+ * ConfigMap) WHEN the agent runs its deploy through a recording proxy THEN the calls are the ones the
+ * run needs and no more: its checkpoint is read once (not again by the engine, nor after the plan),
+ * written once per transition and once per step start (a phase's start and a step's end ride with
+ * the next write), and an object whose apply answer already passes its gate is not listed or watched.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import type { Agent } from '../../src/sync/agent.js';
+import { startRepoHarness, type RepoHarness } from '../helpers/agent-harness.js';
+import { recordingProxy, type RecordedRequest, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { instance, mirrorOf, outcomeKinds, testAgent } from './fixtures.js';
+
+/** `GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-a` with its query left out. */
+const route = (r: RecordedRequest): string => `${r.method} ${r.path.split('?')[0] ?? ''}${/[?&]watch=(1|true)/.test(r.path) ? ' (watch)' : ''}`;
+
+describe('the API calls of one instance deploy', () => {
+  let h: RepoHarness;
+  let proxy: RecordingProxy;
+  let client: HttpKubeClient;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    h = await startRepoHarness({ files: { 'instances/shop/a.yaml': instance({ VALUE: 'one' }) }, message: 'instance a' });
+    proxy = await recordingProxy(h.clusters[0]?.url ?? '');
+    client = await createKubeClient({ kubeconfigPath: proxy.kubeconfig(join(h.world.sandbox.dir, 'proxy-kubeconfig')) });
+    agent = testAgent(mirrorOf(h.world), client, h.renderer);
+    await agent.start();
+  }, 60_000);
+  afterAll(async () => {
+    await agent.stop();
+    client.close();
+    await proxy.close();
+    await h.stop();
+  });
+
+  it('GIVEN a new instance of one ConfigMap step WHEN the agent deploys it THEN its checkpoint is read once and the ready ConfigMap is not listed or watched', async () => {
+    proxy.requests.length = 0;
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/a': 'complete' });
+    await agent.drain();
+    const calls = proxy.requests.map(route);
+    const count = (r: string): number => calls.filter((c) => c === r).length;
+    // Before: read by the instance run, again by the engine, and again after the plan.
+    expect(count('GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(1);
+    // Before: a list (and a watch when the list did not show it ready) of the ConfigMap the apply had just answered.
+    expect(calls.filter((c) => c.startsWith('GET /api/v1/namespaces/shop/configmaps') && !c.includes('/configmaps/'))).toEqual([]);
+    // Before: 7 (the new run, plan started, phase started, step started, step complete, phase complete,
+    // plan complete). Now: the run recorded started; phase and step started; step and phase complete; plan complete.
+    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(4);
+    // The apply itself, and the ownership read before it, still happen.
+    expect(count('PATCH /api/v1/namespaces/shop/configmaps/a')).toBe(1);
+    expect(count('GET /api/v1/namespaces/shop/configmaps/a')).toBe(1);
+  });
+});
