@@ -12,7 +12,6 @@
  * arrives meanwhile goes with that push (still one commit per transition).
  */
 import git from 'isomorphic-git';
-import * as fs from 'node:fs';
 import { GitPushRejectedError } from '../git/errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/trailers.js';
@@ -373,7 +372,7 @@ export class StatusWriter {
     const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
     const out: UnpushedCommit[] = [];
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
-      const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
+      const { commit } = await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
       const trailers = parseTrailers(commit.message);
       const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
