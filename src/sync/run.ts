@@ -123,7 +123,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     let code = 0;
     const led = await runAsLeader(
       {
-        client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
+        // Its own sockets: a renewal never queues behind the agent's work in the shared pool.
+        client: client.withOwnConnection?.() ?? client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
         leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, ...(fence ? { fence } : {}),
       },
       async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
