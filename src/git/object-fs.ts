@@ -20,7 +20,7 @@ export function objectFs(gitdir: string): ObjectFs {
     if (path === gitdir && known !== undefined) return known;
     const s = await fs.promises.stat(path, options);
     // Only a directory is remembered: a missing gitdir (not yet created) is asked again.
-    if (path === gitdir && s.isDirectory()) known = s as Stat;
+    if (path === gitdir && s.isDirectory()) known = s;
     return s;
   }) as typeof fs.promises.stat;
   const p = fs.promises;
