@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--agent-node-options "..."]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { numberArg, stringArg } from './_args.js';
 import { clusterProcess, kubeconfigServer, median, stopClusterProcess } from './_cluster.js';
+import { gitCpuBySubcommand, gitShim, machineBusySeconds, procTimes, round1, type GitShim, type ProcTimes } from './_cpu.js';
 import { benchWorkdir } from './_workdir.js';
 import { GitMirror } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
@@ -54,7 +55,11 @@ function smallFramework(): Record<string, string> {
   };
 }
 
-interface AgentProc { child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void>; peakAt?: { seconds: number; done: number; stopping: boolean; lastLogs: string[] } }
+interface AgentProc {
+  child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void>; peakAt?: { seconds: number; done: number; stopping: boolean; lastLogs: string[] };
+  /** CPU seconds as last read (the agent and its reaped children), and per sandbox process its own. */
+  cpu: ProcTimes; sandboxCpu: Map<number, number>;
+}
 
 /**
  * The agent's template sandbox processes, by /proc's children lists (not the short-lived kubeconfig
@@ -117,6 +122,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // `--keep-repo DIR`: copy the finished repository (bare) to DIR, for `npm run bench -- idle-poll --repo DIR`.
   const keepRepo = stringArg(args, 'keep-repo');
   const profDir = args.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'baton-bench-prof-')) : undefined;
+  // `--cpu-breakdown`: CPU seconds until all are COMPLETE per process category (agents, their git
+  // processes by subcommand, their template sandboxes, the simulated cluster, this process with its
+  // recording proxies, this process's own git) and the whole machine's (see _cpu.ts).
+  const cpuBreakdown = args.includes('--cpu-breakdown');
   // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
   // times its cores, a starved agent misses short deadlines and (rightly) stops.
   const leaseSeconds = numberArg(args, 'lease', 15);
@@ -140,7 +149,13 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       // With the agent's last log lines then (what it was doing), and whether it had been told to stop.
       if (kib > a.peakKiB) a.peakAt = { seconds: Math.round((Date.now() - startedAt) / 1000), done: doneNow, stopping, lastLogs: a.logs.slice(-3).map((l) => l.slice(0, 160)) };
       a.peakKiB = Math.max(a.peakKiB, kib);
-      a.childrenPeakKiB = Math.max(a.childrenPeakKiB, childPids(a.child.pid).reduce((sum, p) => sum + rssKiB(p), 0));
+      const sandboxes = childPids(a.child.pid);
+      a.childrenPeakKiB = Math.max(a.childrenPeakKiB, sandboxes.reduce((sum, p) => sum + rssKiB(p), 0));
+      if (cpuBreakdown && a.child.exitCode === null && a.child.signalCode === null) {
+        const t = procTimes(a.child.pid);
+        if (t.self > 0) a.cpu = t;
+        for (const p of sandboxes) a.sandboxCpu.set(p, Math.max(a.sandboxCpu.get(p) ?? 0, procTimes(p).self));
+      }
     }
   }, 500);
   const renderer = new Renderer();
@@ -160,6 +175,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     git(env, work, 'commit', '--quiet', '-m', `${n} instances`);
     git(env, work, 'push', '--quiet', origin, 'HEAD:refs/heads/main');
 
+    const shim: GitShim | undefined = cpuBreakdown ? gitShim(join(dir, 'git-shim')) : undefined;
+    const cpuAtStart = { bench: process.cpuUsage(), benchChildren: procTimes('self').children, cluster: procTimes(cluster.pid).self, machine: machineBusySeconds() };
     const started = Date.now();
     startedAt = started;
     for (let i = 0; i < agentCount; i++) {
@@ -169,7 +186,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       const child = spawn(process.execPath, [...(heapDir !== undefined ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []),
         ...(profDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), cli, 'agent', '--repo', origin, '--data-dir', join(dir, `data-${i}`), '--kubeconfig', kubeconfig, '--interval', '2s', '--no-events',
         '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
-      { env: { ...env, BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com`, ...(agentNodeOptions !== undefined ? { NODE_OPTIONS: agentNodeOptions } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
+      { env: { ...env, ...(shim ? { PATH: `${shim.binDir}:${env.PATH ?? ''}` } : {}), BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com`, ...(agentNodeOptions !== undefined ? { NODE_OPTIONS: agentNodeOptions } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
       const logs: string[] = [];
       let rest = '';
       child.stderr?.on('data', (d: Buffer) => {
@@ -181,11 +198,21 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
           try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
         }
       });
-      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())) });
+      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())), cpu: { self: 0, children: 0 }, sandboxCpu: new Map() });
     }
 
-    const completed = async (): Promise<Set<string>> => new Set((await gitAsync(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'))
-      .split('\n').filter((l) => l.endsWith('\tplan-complete')).map((l) => l.split('\t')[0] ?? ''));
+    // Instances with a plan-complete commit, read from the commits the branch gained since the last look
+    // (reading the whole log every 2 s cost this process a core's worth of git at 10,000 instances).
+    const completeSet = new Set<string>();
+    let lookedAt: string | undefined;
+    const completed = async (): Promise<Set<string>> => {
+      const tip = await gitAsync(env, origin, 'rev-parse', 'main');
+      if (tip === lookedAt) return completeSet;
+      const out = await gitAsync(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', tip, ...(lookedAt ? ['--not', lookedAt] : []));
+      for (const l of out.split('\n')) if (l.endsWith('\tplan-complete')) completeSet.add(l.split('\t')[0] ?? '');
+      lookedAt = tip;
+      return completeSet;
+    };
     let killedAt: number | undefined;
     let takeoverMs: number | undefined;
     let snapshot = new Map<string, Set<string>>();
@@ -219,6 +246,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
       if (kill && killedAt === undefined && done >= n / 2 && victim) {
+        if (cpuBreakdown) victim.cpu = procTimes(victim.child.pid);
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
         await victim.exited;
@@ -235,6 +263,12 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
     doneNow = n;
+    // Member lease renewals (PUT) as the proxies saw them: from their arrival to the answer sent on
+    // (the API server's share of a renewal; the agent's own share is in its `renewal took` warnings).
+    const renewals = proxies.flatMap((p) => p.requests.filter((r) => r.method === 'PUT' && r.path.includes('/leases/baton-member-')).map((r) => r.ms ?? Infinity)).sort((a, b) => a - b);
+    const renewalAt = (q: number): number | null => renewals.length === 0 ? null : Math.min(renewals[Math.min(renewals.length - 1, Math.floor(q * renewals.length))] ?? 0, 1e9);
+    const renewalWarnings = agents.map((a) => a.logs.filter((l) => /member lease renewal (took|failed)/.test(l)).length);
+    const cpu = cpuBreakdown ? cpuUntilNow(agents, victim, killedAt !== undefined, cluster.pid, cpuAtStart, shim) : undefined;
     const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
     const peakAtCompleteKiB = agents.map((a) => rssKiB(a.child.pid));
     // CPU until every instance is COMPLETE, per instance: the agents (and the git processes they ran), the simulated API server.
@@ -327,12 +361,15 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / n),
       clusterCpuMsPerInstance: Math.round((clusterCpu * 1000) / n),
       apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / n) * 10) / 10,
+      leaseRenewalsAtProxy: { count: renewals.length, p50Ms: renewalAt(0.5), p99Ms: renewalAt(0.99), maxMs: renewalAt(1) },
+      leaseRenewalWarningsPerAgent: renewalWarnings,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
       idleMirrorFetchMs: Math.round(median(mirrorFetchMs)),
       idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
       ...(heapDir !== undefined ? { heapSnapshotDir: heapDir } : {}),
       ...(profDir !== undefined ? { cpuProfileDir: profDir } : {}),
+      ...(cpu !== undefined ? { cpuSecondsUntilComplete: cpu } : {}),
       loadAverageBefore: Math.round(loadBefore * 10) / 10,
       loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
@@ -345,6 +382,33 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     await stopClusterProcess(cluster);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * CPU seconds from the agents' start until now by process category (see `--cpu-breakdown`). The
+ * killed agent counts with what it had used at its kill (it is also among this process's reaped
+ * children then, and is taken out of them).
+ */
+function cpuUntilNow(agents: readonly AgentProc[], victim: AgentProc | undefined, killed: boolean, clusterPid: number | undefined,
+  start: { bench: NodeJS.CpuUsage; benchChildren: number; cluster: number; machine: number }, shim: GitShim | undefined): Record<string, unknown> {
+  for (const a of agents) if (!(killed && a === victim)) { const t = procTimes(a.child.pid); if (t.self > 0) a.cpu = t; }
+  const bench = process.cpuUsage(start.bench);
+  const victimTotal = killed && victim ? victim.cpu.self + victim.cpu.children : 0;
+  const perAgent = agents.map((a) => ({
+    node: round1(a.cpu.self), childrenReaped: round1(a.cpu.children), sandboxLive: round1([...a.sandboxCpu.values()].reduce((s, x) => s + x, 0)),
+  }));
+  const git = shim ? gitCpuBySubcommand(shim.log) : {};
+  const ours = {
+    agentsNode: round1(perAgent.reduce((s, a) => s + a.node, 0)),
+    agentsChildren: round1(perAgent.reduce((s, a) => s + a.childrenReaped + a.sandboxLive, 0)),
+    agentsGit: round1(Object.values(git).reduce((s, g) => s + g.cpuSeconds, 0)),
+    cluster: round1(procTimes(clusterPid).self - start.cluster),
+    benchAndProxies: round1((bench.user + bench.system) / 1e6),
+    benchGit: round1(Math.max(0, procTimes('self').children - start.benchChildren - victimTotal)),
+  };
+  const machine = machineBusySeconds() - start.machine;
+  const counted = ours.agentsNode + ours.agentsChildren + ours.cluster + ours.benchAndProxies + ours.benchGit;
+  return { ...ours, machineBusy: round1(machine), otherProcesses: round1(machine - counted), perAgent, agentsGitBySubcommand: git };
 }
 
 /** Per instance, the names of its active run's COMPLETE steps. */

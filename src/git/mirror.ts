@@ -18,6 +18,7 @@ import { GIT_ENV_ALLOWED, authEnv, normaliseRemote, redactUrl, type RemoteSpec }
 import { GitObjectError, GitPushRejectedError, GitTransportError } from './errors.js';
 import { explainGitFailure } from './explain.js';
 import { MirrorUsers } from './mirror-users.js';
+import { objectFs, type ObjectFs } from './object-fs.js';
 
 export interface MirrorOptions {
   /** Directory of the bare clone; kept across restarts so unpushed status commits survive. */
@@ -54,6 +55,8 @@ export class GitMirror {
   /** The processes using this clone, for telling stale lock files (see mirror-users.ts). */
   private readonly users: MirrorUsers | undefined;
   private readonly timeoutMs: number;
+  /** isomorphic-git's file system for in-process ref reads (see object-fs.ts). */
+  private readonly refFs: ObjectFs | undefined;
 
   constructor(options: MirrorOptions) {
     this.dir = options.dir;
@@ -61,6 +64,7 @@ export class GitMirror {
     if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true });
     const dotGit = join(this.dir, '.git');
     this.gitdir = !existsSync(dotGit) ? this.dir : statSync(dotGit).isDirectory() ? dotGit : undefined;
+    this.refFs = this.gitdir === undefined ? undefined : objectFs(this.gitdir);
     // Only Baton's own bare clones: a user's checkout read in place is theirs to look after.
     this.users = this.gitdir === this.dir ? new MirrorUsers(this.dir) : undefined;
     this.timeoutMs = options.timeoutMs ?? 120_000;
@@ -150,7 +154,7 @@ export class GitMirror {
     // (Tags may name annotated tag objects, which git peels to their commit.)
     if (this.gitdir !== undefined && (ref === 'HEAD' || (ref.startsWith('refs/') && !ref.startsWith('refs/tags/')))) {
       try {
-        return await isogit.resolveRef({ fs, gitdir: this.gitdir, ref });
+        return await isogit.resolveRef({ fs: this.refFs ?? fs, gitdir: this.gitdir, ref });
       } catch (err) {
         if (err instanceof isogit.Errors.NotFoundError) return undefined;
         // Anything unusual (a symbolic ref loop, a broken file): let git decide.
@@ -173,7 +177,7 @@ export class GitMirror {
     if (this.gitdir === undefined) {
       await this.git.raw(sha === undefined ? ['update-ref', '-d', ref] : ['update-ref', ref, sha]);
     } else if (sha === undefined) {
-      await isogit.deleteRef({ fs, gitdir: this.gitdir, ref });
+      await isogit.deleteRef({ fs: this.refFs ?? fs, gitdir: this.gitdir, ref });
     } else {
       await writeLooseRef(this.gitdir, ref, sha);
     }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { GitObjectError } from './errors.js';
+import { objectFs, type ObjectFs } from './object-fs.js';
 
 export interface TreeEntry {
   name: string;
@@ -62,8 +63,12 @@ export class ObjectStore {
   /** Root trees of commits written through this store (status commits build on each other). */
   private readonly commitTrees = new Map<string, string>();
 
+  /** isomorphic-git's file system for this clone (see object-fs.ts). */
+  readonly fs: ObjectFs;
+
   constructor(gitdir: string) {
     this.gitdir = gitdir;
+    this.fs = objectFs(gitdir);
   }
 
   get cache(): object {
@@ -85,7 +90,7 @@ export class ObjectStore {
   async treeOfCommit(commit: string): Promise<string> {
     const known = this.commitTrees.get(commit);
     if (known !== undefined) return known;
-    const { commit: c } = await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
+    const { commit: c } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
     return c.tree;
   }
 
@@ -128,7 +133,7 @@ export class ObjectStore {
       this.trees.set(oid, known);
       return known;
     }
-    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    const { tree } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
     const entries = tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
     this.memo(oid, entries);
     return entries;
@@ -142,7 +147,7 @@ export class ObjectStore {
       this.blobs.set(oid, known);
       return known;
     }
-    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
     if (blob.byteLength <= BLOB_MEMO_LARGEST) {
       this.blobs.set(oid, blob);
       this.blobBytes += blob.byteLength;

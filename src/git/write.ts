@@ -3,7 +3,6 @@
  * clone (loose-object.ts; signed commits through isomorphic-git), on top of a given parent. Only the changed paths' trees are rewritten, so the cost
  * of a status commit does not grow with the size or history of the repository.
  */
-import * as fs from 'node:fs';
 import git from 'isomorphic-git';
 import { splitPath, type ObjectStore } from './tree.js';
 import { commitBody, treeBody, writeLooseObject } from './loose-object.js';
@@ -72,7 +71,7 @@ export async function writeCommit(store: ObjectStore, input: CommitInput): Promi
   if (input.sign) {
     const sign = input.sign;
     const oid = await git.commit({
-      fs, gitdir: store.gitdir, cache: store.cache, message, author: who, committer: who, tree: input.tree, parent: input.parents,
+      fs: store.fs, gitdir: store.gitdir, cache: store.cache, message, author: who, committer: who, tree: input.tree, parent: input.parents,
       noUpdateBranch: true, signingKey: 'baton', onSign: async ({ payload }) => ({ signature: await sign(payload) }),
     });
     store.rememberCommit(oid, input.tree);

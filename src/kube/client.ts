@@ -85,4 +85,9 @@ export interface KubeClient {
   apply(obj: KubeObject, options: ApplyOptions): Promise<KubeObject>;
   /** Returns the object as the server reported it, or `undefined` when it was already gone. */
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<KubeObject | undefined>;
+  /**
+   * The same server and credentials over connections of its own, when the client has any (HTTP):
+   * Lease renewals go through it so that they never wait for a socket behind the agent's work.
+   */
+  withOwnConnection?(): KubeClient;
 }

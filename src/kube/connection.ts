@@ -69,6 +69,20 @@ export function makeAgent(baseUrl: URL, tls: TlsSettings, maxSockets: number = R
   return new https.Agent(options);
 }
 
+/**
+ * The same server, credentials and TLS settings with sockets of its own (a few, kept alive): for the
+ * leader and member Leases, whose renewals must never queue behind the agent's work in the shared
+ * pool. An agent of another kind (client-node's proxy agent for a kubeconfig proxy-url) cannot be
+ * copied: then the unbounded watch agent, which never queues, carries them.
+ */
+export function withOwnSockets(conn: Connection): Connection {
+  const shared = conn.agent as http.Agent & { options?: http.AgentOptions };
+  const Kind = shared.constructor;
+  if (Kind !== http.Agent && Kind !== https.Agent) return { ...conn, agent: conn.watchAgent };
+  const options = { ...(shared.options ?? {}), keepAlive: true, maxSockets: 4, maxFreeSockets: 4 };
+  return { ...conn, agent: Kind === https.Agent ? new https.Agent(options) : new http.Agent(options) };
+}
+
 function decodeCa(caData: string): Buffer {
   // kubeconfig carries base64 of the PEM; accept a PEM as is too.
   return caData.includes('-----BEGIN') ? Buffer.from(caData) : Buffer.from(caData, 'base64');

@@ -14,7 +14,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from './client.js';
-import { connectionFromUrl, type Connection, type UrlOptions } from './connection.js';
+import { connectionFromUrl, withOwnSockets, type Connection, type UrlOptions } from './connection.js';
 import { Discovery } from './discovery.js';
 import { connectionFromKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { isRecord, type KubeObject, type ObjectRef } from './object.js';
@@ -69,7 +69,7 @@ export class HttpKubeClient implements KubeClient {
   readonly defaultNamespace: string;
   readonly server: string;
 
-  constructor(conn: Connection, transport: TransportOptions) {
+  constructor(private readonly conn: Connection, private readonly transport: TransportOptions) {
     this.http = new Transport(conn, transport);
     this.discovery = new Discovery((path) => this.http.json({ method: 'GET', path, idempotent: true }));
     this.defaultNamespace = conn.defaultNamespace;
@@ -79,6 +79,11 @@ export class HttpKubeClient implements KubeClient {
   /** Frees keep-alive sockets. Open watches end. */
   close(): void {
     this.http.close();
+  }
+
+  /** A client of the same server and credentials with sockets of its own (see withOwnSockets). */
+  withOwnConnection(): HttpKubeClient {
+    return new HttpKubeClient(withOwnSockets(this.conn), this.transport);
   }
 
   /** Forgets cached discovery (CRDs removed or changed version). */

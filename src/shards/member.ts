@@ -141,6 +141,11 @@ export class ShardMember implements InstanceOwnership {
     return !this.fence.isLost && mayActUnder(this.id, this.adopted, this.releasing, this.others, id);
   }
 
+  /** The members of the view this member acts under: they all push status to the one branch. */
+  pushers(): number {
+    return Math.max(1, this.adopted?.members.length ?? 1);
+  }
+
   snapshot(): OwnershipSnapshot {
     const { id, adopted, releasing, others, counter } = this;
     return { version: counter, claims: (key) => claimsUnder(id, adopted, releasing, key), mayAct: (key) => mayActUnder(id, adopted, releasing, others, key) };

@@ -11,9 +11,10 @@ import { DEFAULT_LEASE_NAMESPACE } from '../sync/leader.js';
 import type { AgentSettings } from '../sync/settings.js';
 import { ShardMember, type ShardLog } from './member.js';
 
-export function shardMemberFor(settings: AgentSettings & { shardSet: string }, client: KubeClient, log: ShardLog): ShardMember {
+export function shardMemberFor(settings: Pick<AgentSettings, 'repo' | 'branch' | 'statusBranch' | 'leaseNamespace' | 'lease'> & { shardSet: string }, client: KubeClient, log: ShardLog): ShardMember {
   return new ShardMember({
-    client, shardSet: settings.shardSet, namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE,
+    // Its own sockets: a renewal never queues behind the agent's work in the shared pool.
+    client: client.withOwnConnection?.() ?? client, shardSet: settings.shardSet, namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE,
     config: { repo: settings.repo, branch: settings.branch, ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}) },
     leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, log,
   });

@@ -216,6 +216,8 @@ export class Agent {
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
       ...(options.fence ? { fence: options.fence } : {}),
+      // Shard members push to one branch: each yields to the others after its pushes (see StatusWriter).
+      ...(options.ownership ? { pushers: () => options.ownership?.pushers?.() ?? 1 } : {}),
       onGiveUp: (err, retryInMs) => this.log('warn', `status push: ${errorMessage(err)}; trying again in ${retryInMs} ms`),
       // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
       onDropped: (count) => {

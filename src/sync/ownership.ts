@@ -17,4 +17,6 @@ export interface InstanceOwnership {
   mayAct(id: string): boolean;
   /** A frozen copy, so one pass decides with one answer (taken before the pass fetches). */
   snapshot(): OwnershipSnapshot;
+  /** How many agents push status to the branch now (a shard set's members in this one's view); 1 when absent. */
+  pushers?(): number;
 }

@@ -123,7 +123,8 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
     let code = 0;
     const led = await runAsLeader(
       {
-        client, name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
+        // Its own sockets: a renewal never queues behind the agent's work in the shared pool.
+        client: withOwnSockets(client), name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
         leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, ...(fence ? { fence } : {}),
       },
       async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
@@ -148,6 +149,9 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
  * With leader election every cluster write and every status push is fenced by the leader lease; a
  * shard member (docs/scale-out.md) is fenced by its own member lease, and its status commits carry no term.
  */
+/** The client for a Lease: its own sockets where the client has any (see KubeClient.withOwnConnection). */
+const withOwnSockets = (client: KubeClient): KubeClient => client.withOwnConnection?.() ?? client;
+
 function fencing(settings: AgentSettings, client: KubeClient, log: AgentLog): { member?: ShardMember; fence?: LeaseFence; agentFence?: Fence; ownership: { ownership?: ShardMember } } {
   if (settings.shardSet !== undefined) {
     const member = shardMemberFor({ ...settings, shardSet: settings.shardSet }, client, log);

@@ -5,7 +5,6 @@
  * `Baton-Source-Commit` and a run's `sourceCommit` name it, never a status commit.
  */
 import git from 'isomorphic-git';
-import * as fs from 'node:fs';
 import { parseTrailers, trailer } from '../git/trailers.js';
 import type { ObjectStore } from '../git/tree.js';
 import { STATUS_FILE_TRAILER } from './status-writer.js';
@@ -27,7 +26,7 @@ export class SourceCommits {
     while (at !== undefined && walked.length < MAX_WALK) {
       const cached = this.known.get(at);
       if (cached !== undefined) { found = cached; break; }
-      const { commit } = await git.readCommit({ fs, gitdir: this.store.gitdir, oid: at, cache: this.store.cache });
+      const { commit } = await git.readCommit({ fs: this.store.fs, gitdir: this.store.gitdir, oid: at, cache: this.store.cache });
       walked.push(at);
       if (trailer(parseTrailers(commit.message), STATUS_FILE_TRAILER) === undefined) { found = at; break; }
       at = commit.parent[0];

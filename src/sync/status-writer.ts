@@ -12,7 +12,6 @@
  * arrives meanwhile goes with that push (still one commit per transition).
  */
 import git from 'isomorphic-git';
-import * as fs from 'node:fs';
 import { GitPushRejectedError } from '../git/errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/trailers.js';
@@ -62,6 +61,16 @@ export interface StatusWriterOptions {
   paceMs?: number;
   /** The longest such wait (default 8000 ms). */
   paceMaxMs?: number;
+  /**
+   * How many writers push to this branch now (a shard set's live members; default 1). With more than
+   * one, after each push this writer leaves the branch to the others for (writers - 1) x its last push's
+   * duration (at least `yieldFloorMs`) before its next paced push: the member whose push went through
+   * kept the pace of none, took every window and starved the rest (4 members at load 20: one member's
+   * 832 commits landed, the other three's none in 12 minutes). flush() never waits.
+   */
+  pushers?: () => number;
+  /** The shortest yield per other writer (default 250 ms: another member needs a fetch, a rebuild and a push). */
+  yieldFloorMs?: number;
   /** Called when a flush could not push and will be tried again (logs). */
   onGiveUp?: (err: unknown, retryInMs: number) => void;
   /** Called on each rejected push (metrics). */
@@ -141,6 +150,9 @@ export class StatusWriter {
   /** The current wait between pushes (0 until a push is rejected), when the last push ended, and the paced push to come. */
   private pace = 0;
   private lastPushAt = 0;
+  /** When this writer's last push went through and how long it took (ms), for the yield to other writers. */
+  private lastThroughAt = 0;
+  private lastPushMs = 0;
   private pacedTimer: NodeJS.Timeout | undefined;
   commits = 0;
   pushes = 0;
@@ -241,7 +253,7 @@ export class StatusWriter {
    * pace allows, carries everything committed until then. Resolves when the commits are made.
    */
   private flushPaced(): Promise<void> {
-    const wait = this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now();
+    const wait = Math.max(this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now(), this.lastThroughAt + this.yieldMs() - Date.now());
     if (wait <= 0 && this.pacedTimer === undefined) return this.flush();
     this.pacedTimer ??= setTimeout(() => {
       this.pacedTimer = undefined;
@@ -251,6 +263,13 @@ export class StatusWriter {
     const run = this.chain.then(() => this.commitQueued());
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /** How long after its last push this writer leaves the branch to the others (see `pushers`), with jitter. */
+  private yieldMs(): number {
+    const others = Math.max(0, (this.options.pushers?.() ?? 1) - 1);
+    if (others === 0 || this.lastThroughAt === 0) return 0;
+    return others * Math.max(this.lastPushMs, this.options.yieldFloorMs ?? 250) * (0.75 + Math.random() * 0.5);
   }
 
   /** Stops the coalescing timer and the retries (call flush() first to keep queued updates). */
@@ -303,8 +322,10 @@ export class StatusWriter {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
         this.options.fence?.check(`push status commits to ${branch}`);
         await mirror.push(tip, branch);
-        this.timings.pushMs += performance.now() - t;
+        this.lastPushMs = performance.now() - t;
+        this.timings.pushMs += this.lastPushMs;
         this.lastPushAt = Date.now();
+        this.lastThroughAt = this.lastPushAt;
         // Through at the first attempt: the branch is less contended than the pace assumed.
         if (attempt === 1) this.pace = this.pace <= (this.options.paceMs ?? 500) ? 0 : this.pace / 2;
         this.pushes += 1;
@@ -372,7 +393,7 @@ export class StatusWriter {
     const listing = await mirror.read(['rev-list', '--reverse', '--topo-order', tip, ...(remote ? ['--not', remote] : [])]);
     const out: UnpushedCommit[] = [];
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
-      const { commit } = await git.readCommit({ fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
+      const { commit } = await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
       const trailers = parseTrailers(commit.message);
       const path = trailer(trailers, STATUS_FILE_TRAILER);
       if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work

@@ -12,6 +12,8 @@ export interface RecordedRequest {
   path: string;
   /** Date.now() when the request arrived. */
   at: number;
+  /** Milliseconds until the answer was sent on (undefined while it runs, or when it never was). */
+  ms?: number;
 }
 
 export interface RecordingProxy {
@@ -28,7 +30,9 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
-    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', at: Date.now() });
+    const record: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', at: Date.now() };
+    requests.push(record);
+    res.on('finish', () => { record.ms = Date.now() - record.at; });
     const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);

@@ -155,6 +155,39 @@ describe('writing status back to Git', () => {
     }
   });
 
+  it('GIVEN a writer among several pushing to the branch WHEN its push went through THEN its next paced push leaves the branch to the others first; alone it pushes at once', async () => {
+    const { mirror } = await agent('yielding');
+    let pushers = 4;
+    // A yield far longer than the test: the yielded push never fires on its own here; flush() pushes.
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 60_000, backoffMs: 5, pushers: () => pushers, yieldFloorMs: 60_000 });
+    try {
+      bob.write('instances/prod/yielding.yaml', 'framework: redis\n');
+      bob.commit('add yielding');
+      await bob.push();
+      await mirror.fetch('main');
+      writer.submit(update('yielding', 'IN_PROGRESS', 'plan-started'));
+      await writer.flushIfPending();
+      expect(writer.pushes).toBe(1);
+      expect(writer.timings.rejections).toBe(0);
+      // The winner of the last race pushed again at once each time, and the other members never got in.
+      writer.submit(update('yielding', 'IN_PROGRESS', 'phase-complete'));
+      await writer.flushIfPending();
+      expect(writer.pushes).toBe(1);
+      expect(await mirror.revParse(writer.pendingRef)).toBeDefined();
+      await writer.flush();
+      expect(writer.pushes).toBe(2);
+      // Alone on the branch: no yield.
+      pushers = 1;
+      writer.submit(update('yielding', 'COMPLETE'));
+      await writer.flushIfPending();
+      expect(writer.pushes).toBe(3);
+      await bob.pull();
+      expect(bob.git('log', '-4', '--format=%s').split('\n')).toEqual(['prod/yielding: deploy COMPLETE in 42s', 'prod/yielding: deploy phase ? complete', 'prod/yielding: deploy started', 'add yielding']);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('GIVEN an agent whose push kept failing WHEN a new agent starts on the same clone THEN the queued commits are pushed, none lost', async () => {
     const first = await agent('restart', { maxAttempts: 1 });
     bob.write('README.md', 'moved on\n');
