@@ -7,8 +7,8 @@
  * even if the wall clock was changed meanwhile. Once lost, a fence stays lost (the agent exits and a
  * new one waits for the lease again).
  */
-import { performance } from 'node:perf_hooks';
 import { BatonError } from '../errors.js';
+import { monotonicMs, type FenceSide, type SharedFenceCell } from './shared-fence.js';
 
 /** What a fenced write asks: may this process act now, and under which lease term. */
 export interface Fence {
@@ -27,8 +27,14 @@ export class FenceLostError extends BatonError {
 export interface LeaseFenceOptions {
   /** A leader that has not renewed for this long must stop acting. */
   renewDeadlineMs: number;
-  /** Monotonic milliseconds (default performance.now). */
+  /** Monotonic milliseconds (default monotonicMs). */
   now?: () => number;
+  /**
+   * The fence's state shared with the thread that renews the lease (shards/lease-renewer/): each check
+   * reads that thread's latest renewal and loss, and a loss found here stops its renewals. The clock
+   * must then be monotonicMs, the one both threads read.
+   */
+  shared?: { cell: SharedFenceCell; side: FenceSide };
 }
 
 type FenceState =
@@ -42,16 +48,24 @@ export class LeaseFence implements Fence {
   private readonly listeners: Array<(why: string) => void> = [];
 
   constructor(private readonly options: LeaseFenceOptions) {
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? monotonicMs;
   }
 
   get term(): number | undefined {
+    this.sync();
     return this.state.kind === 'held' ? this.state.term : undefined;
   }
 
   /** True while writes may go out. */
   get valid(): boolean {
+    this.sync();
     return this.state.kind === 'held' && this.now() < this.state.until;
+  }
+
+  /** The renew deadline of the last renewal (this fence's clock), while held. */
+  get until(): number | undefined {
+    this.sync();
+    return this.state.kind === 'held' ? this.state.until : undefined;
   }
 
   get isLost(): boolean {
@@ -71,11 +85,13 @@ export class LeaseFence implements Fence {
       return;
     }
     this.state = { kind: 'held', term, until: sentAt + this.options.renewDeadlineMs };
+    this.options.shared?.cell.publishHeld(term, this.state.until);
   }
 
   /** The elector stepped down (another holder, or no renewal in time). */
   lose(why: string): void {
     if (this.state.kind === 'lost') return;
+    this.options.shared?.cell.lose(this.options.shared.side, why);
     this.state = { kind: 'lost', why };
     for (const listen of this.listeners.splice(0)) listen(why);
   }
@@ -92,7 +108,23 @@ export class LeaseFence implements Fence {
     throw new FenceLostError(what, this.state.kind === 'lost' ? this.state.why : 'this agent does not hold the leader lease');
   }
 
+  /**
+   * Takes the shared state (the other thread's renewals and losses) when there is one. A renewal under
+   * another term than the one held is a loss, as in `renewed`.
+   */
+  private sync(): void {
+    const shared = this.options.shared;
+    if (shared === undefined || this.state.kind === 'lost') return;
+    const theirs = shared.cell.read();
+    if (theirs.kind === 'lost') this.lose(theirs.why);
+    else if (theirs.kind === 'held') {
+      if (this.state.kind === 'held' && this.state.term !== theirs.term) this.lose(`the lease term changed from ${this.state.term} to ${theirs.term}`);
+      else this.state = { kind: 'held', term: theirs.term, until: theirs.until };
+    }
+  }
+
   private expireIfDue(): void {
+    this.sync();
     if (this.state.kind !== 'held') return;
     const late = this.now() - this.state.until;
     if (late >= 0) this.lose(`no lease renewal within the renew deadline (${this.options.renewDeadlineMs} ms; ${Math.round(late)} ms past it, the process may have been paused)`);

@@ -11,7 +11,7 @@ import type { KubeClient } from '../kube/client.js';
 import { KubeApiError } from '../kube/errors.js';
 import { isRecord, type KubeObject } from '../kube/object.js';
 import type { LeaseFence } from '../fencing/index.js';
-import { formatMicroTime } from '../sync/leader.js';
+import { formatMicroTime, type LeaderClock } from '../sync/leader.js';
 
 export const SHARD_SET_LABEL = 'baton.dev/shard-set';
 export const CONFIG_HASH_ANNOTATION = 'baton.dev/config-hash';
@@ -34,14 +34,32 @@ export interface MemberLeaseOptions {
   /** A readable form of the configuration (branch names; never credentials). */
   configText: string;
   leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
   fence: LeaseFence;
+  /** Wall-clock milliseconds, for the renew time written in the lease. */
   now: () => number;
+  sleep: LeaderClock['sleep'];
+  /** See RenewLoopOptions.mayRenew. */
+  mayRenew?: () => string | undefined;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** What a shard member does with its lease: in this thread (MemberLease) or through a renewer thread (lease-renewer/). */
+export interface MemberLeaseHandle {
+  readonly memberId: string;
+  readonly name: string;
+  /** Renews the lease now, publishing `view` when given. */
+  renew(view?: readonly string[]): Promise<void>;
+  /** Deletes the lease (a graceful stop); never throws. */
+  release(): Promise<void>;
+  /** Renews every retry period until the signal aborts or the fence is lost (see keepMemberLeaseRenewed). */
+  keepRenewing(signal: AbortSignal): Promise<void>;
 }
 
 const isStatus = (err: unknown, status: number): boolean => err instanceof KubeApiError && err.status === status;
 
-export class MemberLease {
+export class MemberLease implements MemberLeaseHandle {
   readonly memberId: string;
   readonly name: string;
   /** The last version of the lease this member wrote. */
@@ -64,6 +82,11 @@ export class MemberLease {
     const run = this.chain.then(() => this.write(view));
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  keepRenewing(signal: AbortSignal): Promise<void> {
+    const { fence, retryPeriodMs, renewDeadlineMs, sleep, log, mayRenew } = this.options;
+    return keepMemberLeaseRenewed({ lease: this, fence, retryPeriodMs, renewDeadlineMs, sleep, monotonic: fence.now, log, ...(mayRenew ? { mayRenew } : {}) }, signal);
   }
 
   /** Deletes the lease (a graceful stop): the others take this member's instances at their next look. Never throws. */
@@ -125,5 +148,44 @@ export class MemberLease {
     } catch (err) {
       if (!isStatus(err, 409)) throw err;
     }
+  }
+}
+
+export interface RenewLoopOptions {
+  lease: Pick<MemberLease, 'renew'>;
+  fence: LeaseFence;
+  retryPeriodMs: number;
+  renewDeadlineMs: number;
+  sleep: LeaderClock['sleep'];
+  monotonic: () => number;
+  log: MemberLeaseOptions['log'];
+  /**
+   * Asked before each renewal: a reason not to renew any more (the renewer thread's main thread stopped
+   * checking in), which loses the fence; undefined to renew.
+   */
+  mayRenew?: () => string | undefined;
+}
+
+/** Renews every retry period until the signal aborts or the fence is lost (a loss ends it, never a failed renewal). */
+export async function keepMemberLeaseRenewed(o: RenewLoopOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    await o.sleep(o.retryPeriodMs, signal);
+    if (signal.aborted || o.fence.isLost) return;
+    const stop = o.mayRenew?.();
+    if (stop !== undefined) {
+      o.fence.lose(stop);
+      return;
+    }
+    const started = o.monotonic();
+    try {
+      await o.lease.renew();
+    } catch (err) {
+      o.log('warn', `member lease renewal failed: ${errorMessage(err)}`);
+    }
+    // A slow API server eats into the renew deadline: say so before the fence is lost over it.
+    const took = o.monotonic() - started;
+    if (took > o.renewDeadlineMs / 2) o.log('warn', `member lease renewal took ${Math.round(took)} ms (renew deadline ${o.renewDeadlineMs} ms)`);
+    // The fence expires on its own when no renewal succeeded within the renew deadline.
+    if (o.fence.isLost) return;
   }
 }

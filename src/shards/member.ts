@@ -20,14 +20,15 @@
  * duration of the kill. test/shards/takeover.test.ts proves it on a virtual clock.
  */
 import { createHash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { LeaseFence } from '../fencing/index.js';
+import { monotonicMs } from '../fencing/shared-fence.js';
 import { defaultIdentity, realClock, type LeaderClock } from '../sync/leader.js';
 import type { InstanceOwnership, OwnershipSnapshot } from '../sync/ownership.js';
 import { ShardError } from './errors.js';
-import { MemberLease, SHARD_SET_LABEL } from './member-lease.js';
+import { ThreadedMemberLease, type LeaseClientOptions } from './lease-renewer/index.js';
+import { MemberLease, SHARD_SET_LABEL, type MemberLeaseHandle } from './member-lease.js';
 import { MembershipObserver, type Member } from './membership.js';
 import { Assignment } from './rendezvous.js';
 
@@ -51,8 +52,14 @@ export interface ShardMemberOptions {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   clock?: LeaderClock;
-  /** Monotonic milliseconds for lease observation and the fence (default performance.now). */
+  /** Monotonic milliseconds for lease observation and the fence (default monotonicMs; not with `leaseThread`). */
   monotonic?: () => number;
+  /**
+   * Renew the member lease from a thread of its own (lease-renewer/), with a client made from these
+   * options: a busy event loop then does not cost the lease. `clock` and `monotonic` do not reach that
+   * thread (it reads the real clocks).
+   */
+  leaseThread?: { client: LeaseClientOptions; livenessMs?: number };
   log?: ShardLog;
 }
 
@@ -75,7 +82,7 @@ interface Other { id: string; view: Assignment }
 
 export class ShardMember implements InstanceOwnership {
   readonly fence: LeaseFence;
-  readonly lease: MemberLease;
+  readonly lease: MemberLeaseHandle;
   readonly id: string;
   readonly configHash: string;
   private readonly clock: LeaderClock;
@@ -106,15 +113,22 @@ export class ShardMember implements InstanceOwnership {
         { leaseDurationMs: options.leaseDurationMs, renewDeadlineMs: options.renewDeadlineMs, retryPeriodMs: options.retryPeriodMs });
     }
     this.clock = options.clock ?? realClock;
-    this.monotonic = options.monotonic ?? (() => performance.now());
+    this.monotonic = options.leaseThread ? monotonicMs : options.monotonic ?? monotonicMs;
     this.log = options.log ?? (() => undefined);
-    this.fence = new LeaseFence({ renewDeadlineMs: options.renewDeadlineMs, now: this.monotonic });
     this.configHash = configHashOf(options.config);
-    this.lease = new MemberLease({
-      client: options.client, namespace: options.namespace, shardSet: options.shardSet, identity: options.identity ?? defaultIdentity(),
-      configHash: this.configHash, configText: configTextOf(options.config), leaseDurationMs: options.leaseDurationMs,
-      fence: this.fence, now: () => this.clock.now(), log: this.log,
-    });
+    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options;
+    const task = { namespace: options.namespace, shardSet: options.shardSet, identity: options.identity ?? defaultIdentity(), configHash: this.configHash, configText: configTextOf(options.config) };
+    if (options.leaseThread) {
+      const lease = new ThreadedMemberLease(task, { ...options.leaseThread, leaseDurationMs, renewDeadlineMs, retryPeriodMs, log: this.log });
+      this.lease = lease;
+      this.fence = lease.fence;
+    } else {
+      this.fence = new LeaseFence({ renewDeadlineMs, now: this.monotonic });
+      this.lease = new MemberLease({
+        client: options.client, ...task, leaseDurationMs, renewDeadlineMs, retryPeriodMs,
+        fence: this.fence, now: () => this.clock.now(), sleep: (ms, signal) => this.clock.sleep(ms, signal), log: this.log,
+      });
+    }
     this.id = this.lease.memberId;
     this.observer = new MembershipObserver(options.leaseDurationMs, options.retryPeriodMs);
   }
@@ -191,7 +205,7 @@ export class ShardMember implements InstanceOwnership {
     signal?.addEventListener('abort', onOuter);
     if (signal?.aborted === true) workAbort.abort();
     this.fence.onLost((why) => { lost = why; this.bump(); workAbort.abort(); });
-    const renewing = this.renewLoop(loops.signal);
+    const renewing = this.lease.keepRenewing(loops.signal);
     const watching = (async () => {
       while (!loops.signal.aborted) {
         await this.clock.sleep(this.untilNextLook(), loops.signal);
@@ -252,25 +266,6 @@ export class ShardMember implements InstanceOwnership {
     }
     await this.cleanup(members);
     if (expiries.length > 0) this.nextExpiry = Math.min(...expiries);
-  }
-
-  private async renewLoop(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      await this.clock.sleep(this.options.retryPeriodMs, signal);
-      if (signal.aborted) return;
-      if (this.fence.isLost) return;
-      const started = this.monotonic();
-      try {
-        await this.lease.renew();
-      } catch (err) {
-        this.log('warn', `member lease renewal failed: ${errorMessage(err)}`);
-      }
-      // A slow API server eats into the renew deadline: say so before the fence is lost over it.
-      const took = this.monotonic() - started;
-      if (took > this.options.renewDeadlineMs / 2) this.log('warn', `member lease renewal took ${Math.round(took)} ms (renew deadline ${this.options.renewDeadlineMs} ms)`);
-      // The fence expires on its own when no renewal succeeded within the renew deadline.
-      if (this.fence.isLost) return;
-    }
   }
 
   private async list(): Promise<Member[]> {

@@ -9,12 +9,18 @@ import { trackingRef } from '../git/mirror.js';
 import type { KubeClient } from '../kube/client.js';
 import { DEFAULT_LEASE_NAMESPACE } from '../sync/leader.js';
 import type { AgentSettings } from '../sync/settings.js';
+import type { LeaseClientOptions } from './lease-renewer/index.js';
 import { ShardMember, type ShardLog } from './member.js';
 
-export function shardMemberFor(settings: Pick<AgentSettings, 'repo' | 'branch' | 'statusBranch' | 'leaseNamespace' | 'lease'> & { shardSet: string }, client: KubeClient, log: ShardLog): ShardMember {
+/**
+ * The agent's shard member. With `clientOptions` (the agent's) its lease is renewed from a thread of
+ * its own (lease-renewer/), so a busy event loop does not cost it the lease.
+ */
+export function shardMemberFor(settings: Pick<AgentSettings, 'repo' | 'branch' | 'statusBranch' | 'leaseNamespace' | 'lease'> & { shardSet: string }, client: KubeClient, log: ShardLog, clientOptions?: LeaseClientOptions): ShardMember {
   return new ShardMember({
-    // Its own sockets: a renewal never queues behind the agent's work in the shared pool.
+    // Its own sockets: membership reads (and in-thread renewals) never queue behind the agent's work in the shared pool.
     client: client.withOwnConnection?.() ?? client, shardSet: settings.shardSet, namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE,
+    ...(clientOptions ? { leaseThread: { client: clientOptions } } : {}),
     config: { repo: settings.repo, branch: settings.branch, ...(settings.statusBranch ? { statusBranch: settings.statusBranch } : {}) },
     leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, log,
   });

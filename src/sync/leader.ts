@@ -43,6 +43,16 @@ export interface LeaderOptions {
    * agent's writes check it. runAsLeader makes one when none is given.
    */
   fence?: LeaseFence;
+  /**
+   * Asked before each renewal: a reason to step down instead (the renewer thread's main thread stopped
+   * checking in, see shards/lease-renewer/), or undefined to renew.
+   */
+  mayRenew?: () => string | undefined;
+  /**
+   * Who acquires, renews and releases the lease: by default a LeaderElector in this thread; the agent
+   * gives one that renews from a thread of its own (shards/lease-renewer/), whose fence is `fence`.
+   */
+  elector?: Pick<LeaderElector, 'acquire' | 'keepRenewing' | 'release'>;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -127,6 +137,7 @@ export class LeaderElector {
   private readonly clock: LeaderClock;
   private readonly log: NonNullable<LeaderOptions['log']>;
   private readonly fence: LeaseFence | undefined;
+  private readonly mayRenew: (() => string | undefined) | undefined;
   /** The last lease record seen and when (local clock) it last changed: client-go's observedTime. */
   private observed: { key: string; at: number } | undefined;
   private leading = false;
@@ -144,6 +155,7 @@ export class LeaderElector {
     this.clock = options.clock ?? realClock;
     this.log = options.log ?? (() => undefined);
     this.fence = options.fence;
+    this.mayRenew = options.mayRenew;
     if (!(this.renewDeadlineMs < this.leaseMs)) {
       throw new LeaderElectionError(`renew deadline (${this.renewDeadlineMs} ms) must be shorter than the lease duration (${this.leaseMs} ms)`);
     }
@@ -221,6 +233,8 @@ export class LeaderElector {
       if (signal.aborted) break;
       // Past the fence's deadline nothing may be written, not even the lease: step down at once.
       if (this.fenceLost()) return this.stepDown(paused);
+      const stop = this.mayRenew?.();
+      if (stop !== undefined) return this.stepDown(stop);
       try {
         if (await this.tryAcquireOrRenew()) {
           lastRenew = this.clock.now();
@@ -313,7 +327,7 @@ export type LeaderResult = { kind: 'completed' } | { kind: 'lost' } | { kind: 'a
  */
 export async function runAsLeader(options: LeaderOptions, work: (signal: AbortSignal, fence: LeaseFence) => Promise<void>, signal?: AbortSignal): Promise<LeaderResult> {
   const fence = options.fence ?? new LeaseFence({ renewDeadlineMs: options.renewDeadlineMs ?? 10_000 });
-  const elector = new LeaderElector({ ...options, fence });
+  const elector = options.elector ?? new LeaderElector({ ...options, fence });
   if (!(await elector.acquire(signal))) return { kind: 'aborted' };
   const workAbort = new AbortController();
   const renewAbort = new AbortController();

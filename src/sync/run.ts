@@ -10,7 +10,7 @@ import { KubeEventRecorder } from '../plans/kube-events.js';
 import { loadSettings, Renderer } from '../render/index.js';
 import { GitMirror } from '../git/mirror.js';
 import { VerifyingMirror, sshSigner } from '../git/verify.js';
-import { DEFAULT_LEASE_NAMESPACE, leaseNameFor, runAsLeader } from './leader.js';
+import { DEFAULT_LEASE_NAMESPACE, defaultIdentity, leaseNameFor, runAsLeader } from './leader.js';
 import { ObjectStore } from '../git/tree.js';
 import { errorMessage } from '../errors.js';
 import { Agent, type AgentLog, type AgentOptions, type CommitRefusal, type PassReport } from './agent.js';
@@ -27,6 +27,7 @@ import type { RepositoryDecl } from '../render/index.js';
 import { tenantOf } from '../tenancy/rules.js';
 import type { ShardMember } from '../shards/index.js';
 import { runAsShardMember, shardMemberFor, termlessFence } from '../shards/run-member.js';
+import { ThreadedLeaderElector, type LeaseClientOptions } from '../shards/lease-renewer/index.js';
 
 export interface RunAgentIO {
   log: AgentLog;
@@ -58,7 +59,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
   const team = await teamSetup(settings, decl, client, clientOptions, io.log);
   const renderer = new Renderer();
   const metrics = new AgentMetrics();
-  const { member, fence, agentFence, ownership } = fencing(settings, client, io.log);
+  const { member, fence, agentFence, ownership, elector } = fencing(settings, client, clientOptions, io.log);
   const acting = fence ? fencedClient(client, fence) : client;
   // Many clusters (docs/clusters.md): each instance's client, checkpoint and Events in its target cluster.
   const clusters = clusterRouter(settings, decl, { client, acting, fence, team, log: io.log });
@@ -126,6 +127,7 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
         // Its own sockets: a renewal never queues behind the agent's work in the shared pool.
         client: withOwnSockets(client), name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, log: io.log,
         leaseDurationMs: settings.lease.durationMs, renewDeadlineMs: settings.lease.renewDeadlineMs, retryPeriodMs: settings.lease.retryPeriodMs, ...(fence ? { fence } : {}),
+        ...(elector ? { elector } : {}),
       },
       async (leading) => { try { code = await loop(leading); } finally { await stopAgent(); } },
       signal,
@@ -152,12 +154,19 @@ export async function runAgent(base: AgentSettings, explicit: Explicit, io: RunA
 /** The client for a Lease: its own sockets where the client has any (see KubeClient.withOwnConnection). */
 const withOwnSockets = (client: KubeClient): KubeClient => client.withOwnConnection?.() ?? client;
 
-function fencing(settings: AgentSettings, client: KubeClient, log: AgentLog): { member?: ShardMember; fence?: LeaseFence; agentFence?: Fence; ownership: { ownership?: ShardMember } } {
+function fencing(settings: AgentSettings, client: KubeClient, clientOptions: LeaseClientOptions, log: AgentLog): { member?: ShardMember; fence?: LeaseFence; agentFence?: Fence; ownership: { ownership?: ShardMember }; elector?: ThreadedLeaderElector } {
+  // Leases are renewed from a thread of their own (shards/lease-renewer/): a busy event loop does not cost them.
   if (settings.shardSet !== undefined) {
-    const member = shardMemberFor({ ...settings, shardSet: settings.shardSet }, client, log);
+    const member = shardMemberFor({ ...settings, shardSet: settings.shardSet }, client, log, clientOptions);
     return { member, fence: member.fence, agentFence: termlessFence(member.fence), ownership: { ownership: member } };
   }
-  return settings.leaderElection ? { fence: new LeaseFence({ renewDeadlineMs: settings.lease.renewDeadlineMs }), ownership: {} } : { ownership: {} };
+  if (!settings.leaderElection) return { ownership: {} };
+  const { durationMs: leaseDurationMs, renewDeadlineMs, retryPeriodMs } = settings.lease;
+  const elector = new ThreadedLeaderElector(
+    { name: leaseNameFor(settings.repo, settings.branch), namespace: settings.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE, identity: defaultIdentity() },
+    { client: clientOptions, leaseDurationMs, renewDeadlineMs, retryPeriodMs, log },
+  );
+  return { fence: elector.fence, ownership: {}, elector };
 }
 
 /**
