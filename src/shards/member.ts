@@ -269,8 +269,10 @@ export class ShardMember implements InstanceOwnership {
   }
 
   private async list(): Promise<Member[]> {
+    const sentAt = this.monotonic();
     const { items } = await this.options.client.list('coordination.k8s.io/v1', 'Lease', this.options.namespace, { labelSelector: `${SHARD_SET_LABEL}=${this.options.shardSet}` });
-    const members = this.observer.observe(items, this.monotonic());
+    // Judged as of the send time: a busy loop may handle the answer long after the server gave it (membership.ts).
+    const members = this.observer.observe(items, this.monotonic(), sentAt);
     this.checkConfig(members);
     return members;
   }

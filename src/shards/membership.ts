@@ -9,6 +9,11 @@
  * sight put the expiry past the lease duration from the renewal (and a takeover past it from the
  * kill). Counting less is safe because the member stopped writing at its renew deadline after it
  * sent that renewal (its fence), and the shard member requires renew deadline + grace < duration.
+ *
+ * A list answer proves a record unchanged only up to when the server answered, which is no earlier
+ * than when the list was sent: quiet time is counted up to the send time, while a new record counts
+ * from when its answer arrived. A member whose event loop was busy handles an answer late; counting
+ * up to that moment would call a member gone that renewed after the server answered.
  */
 import { isRecord, type KubeObject } from '../kube/object.js';
 import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, VIEW_ANNOTATION } from './member-lease.js';
@@ -41,7 +46,11 @@ export class MembershipObserver {
    */
   constructor(private readonly defaultDurationMs: number, private readonly graceMs = 0) {}
 
-  observe(leases: readonly KubeObject[], now: number): Member[] {
+  /**
+   * @param now when the answer arrived (local monotonic ms)
+   * @param sentAt when the list was sent (default `now`)
+   */
+  observe(leases: readonly KubeObject[], now: number, sentAt: number = now): Member[] {
     const out: Member[] = [];
     const names = new Set<string>();
     for (const lease of leases) {
@@ -62,7 +71,7 @@ export class MembershipObserver {
         id: annotations[MEMBER_ID_ANNOTATION] ?? name, leaseName: name, identity: holder,
         configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
         view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
-        live: holder !== '' && now - at < liveForMs, quietMs: now - at, renewing: renewing && holder !== '' && now - at < liveForMs, resourceVersion: rv,
+        live: holder !== '' && sentAt - at < liveForMs, quietMs: Math.max(0, sentAt - at), renewing: renewing && holder !== '' && sentAt - at < liveForMs, resourceVersion: rv,
         expiresAt: at + liveForMs,
       });
     }

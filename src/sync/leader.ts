@@ -188,7 +188,9 @@ export class LeaderElector {
     }
     const spec = specOf(current);
     const key = `${current.metadata.resourceVersion ?? ''}`;
-    if (this.observed?.key !== key) this.observed = { key, at: now };
+    // A new record counts from when its answer arrived (a late answer must not make it expire early);
+    // expiry is judged as of `now`, before the read was sent.
+    if (this.observed?.key !== key) this.observed = { key, at: this.clock.now() };
     const holder = spec.holderIdentity ?? '';
     const mine = holder === this.identity;
     if (!mine && holder !== '' && !this.expired(spec, now) && !holderIsDeadLocalProcess(holder)) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
-import { isRecord } from '../../src/kube/object.js';
+import { isRecord, type KubeObject } from '../../src/kube/object.js';
+import type { KubeClient } from '../../src/kube/client.js';
 import {
   LeaderElectionError, LeaderElector, defaultIdentity, formatMicroTime, holderIsDeadLocalProcess, leaseNameFor, parseMicroTime, runAsLeader, type LeaderClock, type LeaderOptions,
 } from '../../src/sync/leader.js';
@@ -44,6 +45,38 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<number> {
   }
   return Date.now() - start;
 }
+
+describe('judging another holder\'s lease', () => {
+  it('GIVEN a read answered late (a busy event loop) WHEN its record is new THEN it counts from when the answer arrived, so the lease does not expire early', async () => {
+    const start = Date.now();
+    let t = start;
+    const clock: LeaderClock = { now: () => t, sleep: async () => undefined };
+    const lease = (rv: string): KubeObject => ({
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'ns', resourceVersion: rv },
+      // Written by a holder whose clock runs ahead: its renew time says nothing about expiry here.
+      spec: { holderIdentity: 'other', leaseDurationSeconds: 5, renewTime: formatMicroTime(start + 60_000) },
+    });
+    let slow = true;
+    const writes: string[] = [];
+    const client = {
+      get: async () => {
+        // The first answer is handled 4 s after the read went out: the holder may have renewed just before the server answered.
+        if (slow) { slow = false; t += 4000; }
+        return lease('7');
+      },
+      update: async (o: KubeObject) => { writes.push('update'); return o; },
+      create: async (o: KubeObject) => { writes.push('create'); return o; },
+    } as unknown as KubeClient;
+    const elector = new LeaderElector({ client, name: 'l', namespace: 'ns', identity: 'me', leaseDurationMs: 5000, renewDeadlineMs: 3000, retryPeriodMs: 1000, clock });
+    expect(await elector.tryAcquireOrRenew()).toBe(false);
+    // 5.5 s after the first read was sent, 1.5 s after its answer: not a lease duration of silence yet.
+    t = start + 5500;
+    expect(await elector.tryAcquireOrRenew()).toBe(false);
+    t = start + 9000;
+    expect(await elector.tryAcquireOrRenew()).toBe(true);
+    expect(writes).toEqual(['update']);
+  });
+});
 
 describe('lease names and MicroTime', () => {
   it.each([
