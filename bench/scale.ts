@@ -268,6 +268,15 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const renewals = proxies.flatMap((p) => p.requests.filter((r) => r.method === 'PUT' && r.path.includes('/leases/baton-member-')).map((r) => r.ms ?? Infinity)).sort((a, b) => a - b);
     const renewalAt = (q: number): number | null => renewals.length === 0 ? null : Math.min(renewals[Math.min(renewals.length - 1, Math.floor(q * renewals.length))] ?? 0, 1e9);
     const renewalWarnings = agents.map((a) => a.logs.filter((l) => /member lease renewal (took|failed)/.test(l)).length);
+    // Time between one renewal of a member's Lease and its next, as they reached the proxy (the retry
+    // period, 2 s, plus what delayed the renewal: before the Lease thread, the agent's busy event loop).
+    const gaps = proxies.flatMap((p) => {
+      const at = new Map<string, number[]>();
+      for (const r of p.requests) if (r.method === 'PUT' && r.path.includes('/leases/baton-member-')) at.set(r.path, [...(at.get(r.path) ?? []), r.at]);
+      return [...at.values()].flatMap((times) => times.slice(1).map((t, i) => t - (times[i] ?? t)));
+    }).sort((a, b) => a - b);
+    const gapAt = (q: number): number | null => gaps.length === 0 ? null : gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] ?? null;
+    const lostLeases = agents.map((a) => a.logs.filter((l) => /lost the member lease/.test(l)).length).reduce((x, y) => x + y, 0);
     const cpu = cpuBreakdown ? cpuUntilNow(agents, victim, killedAt !== undefined, cluster.pid, cpuAtStart, shim) : undefined;
     const rssAtCompleteKiB = agents.map((a) => currentRssKiB(a.child.pid));
     const peakAtCompleteKiB = agents.map((a) => rssKiB(a.child.pid));
@@ -363,6 +372,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / n) * 10) / 10,
       leaseRenewalsAtProxy: { count: renewals.length, p50Ms: renewalAt(0.5), p99Ms: renewalAt(0.99), maxMs: renewalAt(1) },
       leaseRenewalWarningsPerAgent: renewalWarnings,
+      leaseRenewalGapsAtProxy: { p50Ms: gapAt(0.5), p99Ms: gapAt(0.99), maxMs: gapAt(1) },
+      lostMemberLeases: lostLeases,
       idlePollMs: Math.round(poll),
       bareFetchMs: Math.round(fetch),
       idleMirrorFetchMs: Math.round(median(mirrorFetchMs)),

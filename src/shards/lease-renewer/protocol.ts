@@ -25,9 +25,12 @@ export interface RenewerWorkerData {
 export type ToRenewer =
   /** Member: renew now (publishing `view` when given); answered with `reply`. */
   | { type: 'renew'; id: number; view?: string[] }
-  /** Leader: try to acquire every retry period; answered with `acquired` (or nothing, when halted first). */
+  /** Leader: try to acquire every retry period; answered with `acquired` (or nothing, when halted first), then renews. */
   | { type: 'acquire' }
-  /** Renew every retry period (the heartbeat permitting) until halted or lost. */
+  /**
+   * Renew every retry period (the heartbeat permitting) until halted or lost. The thread starts doing so
+   * by itself once the Lease is held (a member's first renewal, a leader's acquisition); this restarts it after a halt.
+   */
   | { type: 'keep' }
   /** Stop acquiring or renewing; answered with `halted`. */
   | { type: 'halt' }

@@ -42,12 +42,25 @@ const elector = task.kind === 'leader'
   : undefined;
 
 /** The loop running now (acquiring or renewing) and how to halt it. */
-let running: { abort: AbortController; done: Promise<void> } | undefined;
+let running: { kind: 'acquire' | 'keep'; abort: AbortController; done: Promise<void> } | undefined;
 
-function start(loop: (signal: AbortSignal) => Promise<void>): void {
+function start(kind: 'acquire' | 'keep', loop: (signal: AbortSignal) => Promise<void>): void {
   const abort = new AbortController();
   const done = loop(abort.signal).catch((err: unknown) => log('error', `lease renewer: ${errorMessage(err)}`));
-  running = { abort, done };
+  running = { kind, abort, done };
+}
+
+/**
+ * Renews every retry period until halted or lost. Started here as soon as the Lease is held (a member's
+ * first renewal, a leader's acquisition), not when the main thread asks: a busy main thread would
+ * otherwise delay the first renewals.
+ */
+function keep(): void {
+  if (running !== undefined) return;
+  start('keep', async (signal) => {
+    if (member) await member.keepRenewing(signal);
+    else await elector?.keepRenewing(signal);
+  });
 }
 
 async function halt(): Promise<void> {
@@ -69,20 +82,23 @@ async function handle(message: ToRenewer): Promise<void> {
       try {
         await member?.renew(message.view);
         post({ type: 'reply', id: message.id });
+        if (running === undefined && !fence.isLost) keep();
       } catch (err) {
         post({ type: 'reply', id: message.id, error: wire(err) });
       }
       return;
     case 'acquire':
       await halt();
-      start(async (signal) => { if (await elector?.acquire(signal)) post({ type: 'acquired' }); });
+      start('acquire', async (signal) => {
+        if (!(await elector?.acquire(signal))) return;
+        post({ type: 'acquired' });
+        // This loop ends here; the renewals start at once, in the thread.
+        running = undefined;
+        keep();
+      });
       return;
     case 'keep':
-      await halt();
-      start(async (signal) => {
-        if (member) await member.keepRenewing(signal);
-        else await elector?.keepRenewing(signal);
-      });
+      if (!fence.isLost) keep();
       return;
     case 'halt':
       await halt();
