@@ -103,6 +103,9 @@ export class LeaseFence implements Fence {
   }
 
   check(what: string): void {
+    // A main thread that checks is running agent code: that is its heartbeat to the renewer thread too
+    // (a loop turn of many callbacks may run no timer for seconds under load).
+    if (this.options.shared?.side === 'main') this.options.shared.cell.beat(this.now());
     this.expireIfDue();
     if (this.state.kind === 'held') return;
     throw new FenceLostError(what, this.state.kind === 'lost' ? this.state.why : 'this agent does not hold the leader lease');

@@ -6,7 +6,7 @@
  *
  * Safety (no two agents act on one instance; a paused leader writes nothing) rests on two rules:
  * - The renewer thread renews only while the main thread's heartbeat (a timer on the main event loop,
- *   written to shared memory) is at most `livenessMs` old. A busy loop still turns and beats; a stuck
+ *   and every fence check, written to shared memory) is at most `livenessMs` old. A busy loop still turns and beats; a stuck
  *   or paused one does not, and then the thread gives the Lease up: the fence is lost at once and the
  *   Lease expires as if the process had died.
  * - The main thread's fence reads the renewer's last confirmed renewal from shared memory at every
@@ -40,7 +40,8 @@ export interface LeaseThreadOptions {
   retryPeriodMs: number;
   /**
    * The longest the main thread may go without checking in before the thread gives the Lease up.
-   * Default: half the lease duration, at most the renew deadline.
+   * Default: the renew deadline (a main thread silent for as long as renewals may fail loses the Lease,
+   * as a process whose renewals failed would; the in-thread renewals lost it sooner).
    */
   livenessMs?: number;
   log: RenewerLog;
@@ -53,7 +54,7 @@ export class LeaseRenewerError extends BatonError {
   }
 }
 
-export const defaultLivenessMs = (o: Pick<LeaseThreadOptions, 'leaseDurationMs' | 'renewDeadlineMs'>): number => Math.min(o.renewDeadlineMs, o.leaseDurationMs / 2);
+export const defaultLivenessMs = (o: Pick<LeaseThreadOptions, 'renewDeadlineMs'>): number => o.renewDeadlineMs;
 
 /**
  * The worker: compiled JavaScript beside this file, or the sources (tests, `npm run bench`) through
