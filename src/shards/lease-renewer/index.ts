@@ -102,7 +102,7 @@ class RenewerThread {
   request(message: { type: 'renew'; view?: string[] } | { type: 'stop'; release: boolean }): Promise<void> {
     const id = ++this.ids;
     return this.holding(new Promise<void>((resolve, reject) => {
-      if (this.ended) { reject(new LeaseRenewerError('the lease renewer thread has ended', { task: this.task.kind })); return; }
+      if (this.ended || this.closing) { reject(new LeaseRenewerError('the lease renewer thread has ended', { task: this.task.kind })); return; }
       this.replies.set(id, { resolve, reject });
       this.post({ ...message, id });
     }));
@@ -111,7 +111,7 @@ class RenewerThread {
   /** Sends `message` and waits for `event` (or the thread's end). */
   until(message: ToRenewer | undefined, event: 'acquired' | 'halted' | 'ended', signal?: AbortSignal): Promise<'event' | 'ended' | 'aborted'> {
     return this.holding(new Promise((resolve) => {
-      if (this.ended) { resolve('ended'); return; }
+      if (this.ended || this.closing) { resolve('ended'); return; }
       const done = (result: 'event' | 'ended' | 'aborted'): void => { this.waiters.delete(listen); signal?.removeEventListener('abort', onAbort); resolve(result); };
       const listen = (e: 'acquired' | 'halted' | 'ended'): void => { if (e === event) done('event'); else if (e === 'ended') done('ended'); };
       const onAbort = (): void => done('aborted');
