@@ -117,7 +117,7 @@ export interface CommitRefusal {
 /** Pause before a scheduled run that broke off (cluster unreachable...) is tried again. */
 const SCHEDULE_RETRY_MS = 30_000;
 /**
- * The most transitions a shard member records in one status commit (docs/status.md#status-commits):
+ * The most transitions a shard member records in one status commit (docs/agent.md, "Commits: every transition once"):
  * enough that a member's backlog under push contention costs a few commits (a coalescing window of a
  * 2,500-instance share holds tens), few enough that a commit message stays ~30 KB.
  */

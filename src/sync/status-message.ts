@@ -1,6 +1,6 @@
 /**
  * The message of a status commit, in the two forms every reader of the record understands
- * (docs/status.md#status-commits):
+ * (docs/agent.md, "Commits: every transition once"):
  *
  * - **one transition**: its summary is the subject, its trailers the last paragraph (every commit of
  *   an agent that is not a shard member, and any commit that carries one transition);

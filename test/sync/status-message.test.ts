@@ -9,7 +9,7 @@ import { gitSandbox, type GitSandbox } from '../helpers/git-server.js';
 
 /**
  * The readers of the audit record (`baton history`, checkHistory) read both forms of a status commit
- * (docs/agent.md#status-commits): the commits here are written by hand, in the documented format, so
+ * (docs/agent.md, "Commits: every transition once"): the commits here are written by hand, in the documented format, so
  * that the readers are checked against the format rather than against the writer.
  */
 const one = (source: string): string => [
