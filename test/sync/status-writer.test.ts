@@ -218,6 +218,17 @@ describe('writing status back to Git', () => {
     expect(await readHistory(mirror, { ref: 'refs/remotes/origin/main', since: '2030-01-01' })).toEqual([]);
   });
 
+  it('GIVEN push settings WHEN the writer pushes THEN its git push runs with them (a value git cannot read fails it)', async () => {
+    const { mirror } = await agent('push-config');
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 50, backoffMs: 5, maxAttempts: 1, pushConfig: ['pack.window=many'] });
+    try {
+      writer.submit(update('configured', 'IN_PROGRESS', 'plan-started'));
+      await expect(writer.flush()).rejects.toThrow(/pack\.window/);
+    } finally {
+      writer.close();
+    }
+  });
+
   describe('several transitions per commit (a shard member with a backlog)', () => {
     const run = (name: string, event: Transition['event'], result: string, phase?: string): StatusUpdate => {
       const t: Transition = { instance: { namespace: 'batch', name }, event, result, plan: 'deploy', runId: `run-${name}`, sourceCommit: userCommit(), ...(phase ? { phase } : {}) };
