@@ -209,7 +209,13 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       const tip = await gitAsync(env, origin, 'rev-parse', 'main');
       if (tip === lookedAt) return completeSet;
       const out = await gitAsync(env, origin, 'log', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C)%x09%(trailers:key=Baton-Event,valueonly,separator=%x2C)', tip, ...(lookedAt ? ['--not', lookedAt] : []));
-      for (const l of out.split('\n')) if (l.endsWith('\tplan-complete')) completeSet.add(l.split('\t')[0] ?? '');
+      // A commit of several transitions (a shard member's batch) lists its instances and events in the
+      // same order, one per transition block (src/sync/status-message.ts).
+      for (const l of out.split('\n')) {
+        const [instances = '', events = ''] = l.split('\t');
+        const names = instances.split(',');
+        events.split(',').forEach((e, i) => { if (e === 'plan-complete') completeSet.add(names[i] ?? ''); });
+      }
       lookedAt = tip;
       return completeSet;
     };
@@ -361,6 +367,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       lostStatusCommits: lost,
       historyDefects: history.defects.length,
       statusAuthors: statusAuthors.size,
+      // Transitions on the branch and the commits recording them (a shard member records several per commit).
+      statusTransitions: history.commits.length, statusCommits: new Set(history.commits.map((c) => c.sha)).size,
       takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
       leaseDurationSeconds: leaseSeconds,
       ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),

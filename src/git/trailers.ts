@@ -14,21 +14,36 @@ export function formatMessage(summary: string, body: string | undefined, trailer
   return `${parts.join('\n\n')}\n`;
 }
 
-/** The trailers of a commit message: the last paragraph, when every line of it is `Key: value`. */
-export function parseTrailers(message: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/**
+ * The trailer lines of a commit message in their order (the last paragraph, when every line of it is
+ * `Key: value`), or an empty list.
+ */
+export function trailerLines(message: string): Array<[key: string, value: string]> {
   const paragraphs = message.trim().split(/\n\s*\n/);
-  if (paragraphs.length < 2) return out;
-  const last = paragraphs[paragraphs.length - 1] ?? '';
-  const lines = last.split('\n');
-  const pattern = /^([A-Za-z0-9][A-Za-z0-9-]*):\s?(.*)$/;
-  if (!lines.every((l) => pattern.test(l))) return out;
+  if (paragraphs.length < 2) return [];
+  const lines = (paragraphs[paragraphs.length - 1] ?? '').split('\n');
+  const out: Array<[string, string]> = [];
   for (const line of lines) {
-    const m = pattern.exec(line);
-    if (!m) continue;
-    const key = m[1] ?? '';
+    const m = TRAILER_LINE.exec(line);
+    if (!m) return [];
+    out.push([m[1] ?? '', (m[2] ?? '').trim()]);
+  }
+  return out;
+}
+
+const TRAILER_LINE = /^([A-Za-z0-9][A-Za-z0-9-]*):\s?(.*)$/;
+
+/** The trailers of a commit message by key (values in order): see trailerLines. */
+export function parseTrailers(message: string): Map<string, string[]> {
+  return groupTrailers(trailerLines(message));
+}
+
+/** Trailer lines by key, each key's values in order. */
+export function groupTrailers(lines: ReadonlyArray<readonly [string, string]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [key, value] of lines) {
     const list = out.get(key) ?? [];
-    list.push((m[2] ?? '').trim());
+    list.push(value);
     out.set(key, list);
   }
   return out;

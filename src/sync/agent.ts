@@ -12,7 +12,7 @@ import type { EngineHooks } from '../plans/hooks.js';
 import type { PlanEventSink } from '../plans/kube-events.js';
 import { problemLocation, type Problem, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
-import { trackingRef, type GitMirror } from '../git/mirror.js';
+import { PUSH_PACK_CONFIG, trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
@@ -116,6 +116,12 @@ export interface CommitRefusal {
 
 /** Pause before a scheduled run that broke off (cluster unreachable...) is tried again. */
 const SCHEDULE_RETRY_MS = 30_000;
+/**
+ * The most transitions a shard member records in one status commit (docs/agent.md, "Commits: every transition once"):
+ * enough that a member's backlog under push contention costs a few commits (a coalescing window of a
+ * 2,500-instance share holds tens), few enough that a commit message stays ~30 KB.
+ */
+const SHARD_TRANSITIONS_PER_COMMIT = 64;
 
 const REFUSAL_CODES: Record<CommitRefusal['reason'], string> = { unsigned: 'COMMIT_UNSIGNED', untrusted: 'COMMIT_UNTRUSTED', bad: 'COMMIT_BAD_SIGNATURE' };
 const isSignatureRefusal = (status: InstanceStatus | undefined): boolean => Object.values(REFUSAL_CODES).includes(status?.refusal?.code ?? '');
@@ -216,8 +222,11 @@ export class Agent {
       ...(options.onPushRetry ? { onRetry: options.onPushRetry } : {}),
       ...(options.sign ? { sign: options.sign } : {}),
       ...(options.fence ? { fence: options.fence } : {}),
-      // Shard members push to one branch: each yields to the others after its pushes (see StatusWriter).
-      ...(options.ownership ? { pushers: () => options.ownership?.pushers?.() ?? 1 } : {}),
+      // Shard members push to one branch: each yields to the others after its pushes (see StatusWriter),
+      // and records what queued meanwhile in few commits (a trailer block per transition), so a push
+      // carries a few commits and trees rather than a commit and ~5 objects per transition.
+      ...(options.ownership ? { pushers: () => options.ownership?.pushers?.() ?? 1, maxTransitionsPerCommit: SHARD_TRANSITIONS_PER_COMMIT } : {}),
+      pushConfig: PUSH_PACK_CONFIG,
       onGiveUp: (err, retryInMs) => this.log('warn', `status push: ${errorMessage(err)}; trying again in ${retryInMs} ms`),
       // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
       onDropped: (count) => {

@@ -1,10 +1,12 @@
 /**
- * The operations history: status commits read back from `git log` through their trailers. Commits
+ * The operations history: status commits read back from `git log` through their trailers, one entry
+ * per transition (a commit records one, or several in trailer blocks: status-message.ts). Commits
  * without Baton trailers (people's changes) are skipped; the newest entry comes first.
  */
 import type { GitMirror } from '../git/mirror.js';
 import { readLog } from '../git/log.js';
-import { parseTrailers, trailer } from '../git/trailers.js';
+import { trailer } from '../git/trailers.js';
+import { transitionsOfMessage } from './status-message.js';
 import { TRAILER } from './trailers.js';
 
 export interface HistoryEntry {
@@ -42,29 +44,38 @@ export async function readHistory(mirror: GitMirror, query: HistoryQuery): Promi
   const log = await readLog(mirror, { ref: query.ref, paths, ...(query.since !== undefined ? { since: normaliseSince(query.since) } : {}), ...(query.limit !== undefined ? { limit: query.limit } : {}) });
   const out: HistoryEntry[] = [];
   for (const entry of log) {
-    const trailers = parseTrailers(entry.message);
-    const instance = trailer(trailers, TRAILER.instance);
-    if (instance === undefined) continue;
-    const opt = (key: string, value: string | undefined): Record<string, string> => (value === undefined ? {} : { [key]: value });
-    out.push({
-      commit: entry.sha,
-      date: entry.date,
-      author: entry.author,
-      summary: entry.message.split('\n')[0] ?? '',
-      instance,
-      ...opt('plan', trailer(trailers, TRAILER.plan)),
-      ...opt('event', trailer(trailers, TRAILER.event)),
-      ...opt('result', trailer(trailers, TRAILER.result)),
-      ...opt('sourceCommit', trailer(trailers, TRAILER.sourceCommit)),
-      ...opt('runId', trailer(trailers, TRAILER.runId)),
-      ...opt('sync', trailer(trailers, TRAILER.sync)),
-      ...opt('health', trailer(trailers, TRAILER.health)),
-      ...(trailers.has(TRAILER.driftObject) ? { driftObjects: trailers.get(TRAILER.driftObject) ?? [] } : {}),
-      ...(trailers.has(TRAILER.pod) ? { pods: trailers.get(TRAILER.pod) ?? [] } : {}),
-      ...opt('requestedBy', trailer(trailers, TRAILER.requestedBy)),
-    });
+    // A commit of several transitions touches other instances' files too: keep the asked one's.
+    for (const { summary, trailers } of transitionsOfMessage(entry.message).reverse()) {
+      const instance = trailer(trailers, TRAILER.instance);
+      if (instance === undefined || !matches(instance, query.instance)) continue;
+      const opt = (key: string, value: string | undefined): Record<string, string> => (value === undefined ? {} : { [key]: value });
+      out.push({
+        commit: entry.sha,
+        date: entry.date,
+        author: entry.author,
+        summary,
+        instance,
+        ...opt('plan', trailer(trailers, TRAILER.plan)),
+        ...opt('event', trailer(trailers, TRAILER.event)),
+        ...opt('result', trailer(trailers, TRAILER.result)),
+        ...opt('sourceCommit', trailer(trailers, TRAILER.sourceCommit)),
+        ...opt('runId', trailer(trailers, TRAILER.runId)),
+        ...opt('sync', trailer(trailers, TRAILER.sync)),
+        ...opt('health', trailer(trailers, TRAILER.health)),
+        ...(trailers.has(TRAILER.driftObject) ? { driftObjects: trailers.get(TRAILER.driftObject) ?? [] } : {}),
+        ...(trailers.has(TRAILER.pod) ? { pods: trailers.get(TRAILER.pod) ?? [] } : {}),
+        ...opt('requestedBy', trailer(trailers, TRAILER.requestedBy)),
+      });
+    }
   }
-  return out;
+  // git's limit counts commits; each gave at least one entry, so the first `limit` entries are these.
+  return query.limit === undefined ? out : out.slice(0, query.limit);
+}
+
+/** `namespace/name` is that instance; a bare name matches it in any namespace. */
+function matches(instance: string, asked: string | undefined): boolean {
+  if (asked === undefined) return true;
+  return asked.includes('/') ? instance === asked : instance.endsWith(`/${asked}`);
 }
 
 /** `30m`, `2h`, `7d` become git's `30 minutes ago` etc.; anything else is passed through. */

@@ -1,8 +1,9 @@
 /**
- * Writes status files back to Git: one commit per transition (each update submitted is one), made
- * without a working tree on top of the branch tip, in the order submitted; updates arriving within the
- * coalescing window share one push. A later update never replaces an earlier one not yet committed:
- * every commit's trailers describe one transition of one instance. Pushes are safe. A rejected push fetches, replays the unpushed status commits on the
+ * Writes status files back to Git: one commit per transition (each update submitted is one), or, with
+ * `maxTransitionsPerCommit` (shard members), one commit per batch of what is queued, each transition
+ * a trailer block of its own (status-message.ts); made without a working tree on top of the branch
+ * tip, in the order submitted; updates arriving within the coalescing window share one push. A later
+ * update never replaces an earlier one in the record: every transition submitted is recorded once. Pushes are safe. A rejected push fetches, replays the unpushed status commits on the
  * new tip and retries with backoff: never a force-push. Unpushed commits are kept under a ref in the
  * agent's persistent bare clone, so a restarted agent pushes them: no transition goes missing.
  *
@@ -14,11 +15,12 @@
 import git from 'isomorphic-git';
 import { GitPushRejectedError } from '../git/errors.js';
 import { trackingRef, type GitMirror } from '../git/mirror.js';
-import { formatMessage, parseTrailers, trailer, type Trailers } from '../git/trailers.js';
+import { trailer, type Trailers } from '../git/trailers.js';
 import type { ObjectStore } from '../git/tree.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
 import { FenceLostError, type Fence } from '../fencing/index.js';
+import { formatStatusMessage, transitionsOfMessage } from './status-message.js';
 
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
 /** The lease term of the leader that wrote a status commit (absent without leader election). */
@@ -41,8 +43,16 @@ export interface StatusWriterOptions {
   branch: string;
   author: Identity;
   sign?: (payload: string) => Promise<string>;
-  /** Updates arriving within this window share one commit per instance (default 1000 ms). */
+  /** Updates arriving within this window share one push (default 1000 ms). */
   coalesceMs?: number;
+  /**
+   * The most transitions one commit records (default 1: a commit per transition). More: what is queued
+   * when the writer commits goes into commits of up to this many transitions each, in order, every
+   * transition a trailer block of its own (status-message.ts). A shard member's backlog of hundreds of
+   * transitions then costs a few commits, trees and pack objects instead of one commit and 4-5 objects
+   * each (with 500 instances a namespace, every commit rewrites a ~20 KB namespace tree).
+   */
+  maxTransitionsPerCommit?: number;
   /** Push attempts before giving up for now (the commits stay queued for the next flush). Default 8. */
   maxAttempts?: number;
   /** First retry delay; doubles each attempt, with jitter (default 100 ms). */
@@ -73,6 +83,10 @@ export interface StatusWriterOptions {
   yieldFloorMs?: number;
   /** Called when a flush could not push and will be tried again (logs). */
   onGiveUp?: (err: unknown, retryInMs: number) => void;
+  /**
+   * Extra `git -c` settings for this writer's pushes (GitMirror.push), e.g. cheaper pack settings.
+   */
+  pushConfig?: readonly string[];
   /** Called on each rejected push (metrics). */
   onRetry?: (attempt: number) => void;
   /**
@@ -109,8 +123,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A status commit not yet on the branch, as its writer made it (see StatusWriter.unpushed). */
 interface UnpushedCommit {
   sha: string;
-  path: string;
-  content: Uint8Array | null;
+  /** The status files it writes (null: deletes), the last content of each path in its transitions. */
+  files: Map<string, Uint8Array | null>;
+  /** How many transitions it records. */
+  transitions: number;
   message: string;
   /** Its Baton-Lease-Term, when it has one. */
   term: number | undefined;
@@ -155,6 +171,8 @@ export class StatusWriter {
   private lastPushMs = 0;
   private pacedTimer: NodeJS.Timeout | undefined;
   commits = 0;
+  /** Transitions committed (more than `commits` when commits record several). */
+  transitions = 0;
   pushes = 0;
   /** Flushes that could not push everything and were tried again later. */
   deferred = 0;
@@ -289,22 +307,26 @@ export class StatusWriter {
     // Nothing pending: the chain this writer starts is all its own, and known in memory.
     if (pending === undefined) this.unpushed = [];
     let tip = pending ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
-    for (const update of updates) {
-      const content = update.content === null ? null : new TextEncoder().encode(update.content);
-      const message = this.messageOf(update);
-      tip = await this.commitOne(tip, update.path, content, message);
-      this.unpushed?.push({ sha: tip, path: update.path, content, message, term: this.options.fence?.term });
+    const per = Math.max(1, this.options.maxTransitionsPerCommit ?? 1);
+    for (let i = 0; i < updates.length; i += per) {
+      const batch = updates.slice(i, i + per);
+      const files = new Map<string, Uint8Array | null>();
+      for (const u of batch) files.set(u.path, u.content === null ? null : new TextEncoder().encode(u.content));
+      const message = this.messageOf(batch);
+      tip = await this.commitOne(tip, files, message, batch.length);
+      this.unpushed?.push({ sha: tip, files, transitions: batch.length, message, term: this.options.fence?.term });
     }
     if (tip !== undefined) await this.options.mirror.setRef(this.pendingRef, tip);
     this.mayHaveUnpushed = true;
   }
 
   /** One status commit on `parent`: a transition is recorded even when the file did not change. */
-  private async commitOne(parent: string | undefined, path: string, content: Uint8Array | null, message: string): Promise<string> {
+  private async commitOne(parent: string | undefined, files: ReadonlyMap<string, Uint8Array | null>, message: string, transitions: number): Promise<string> {
     const { store } = this.options;
     const baseTree = parent === undefined ? undefined : await store.treeOfCommit(parent);
-    const tree = await writeTreeWith(store, baseTree, new Map([[path, content]]));
+    const tree = await writeTreeWith(store, baseTree, files);
     this.commits += 1;
+    this.transitions += transitions;
     return writeCommit(store, {
       tree, parents: parent === undefined ? [] : [parent], message, author: this.options.author,
       ...(this.options.sign ? { sign: this.options.sign } : {}),
@@ -321,7 +343,7 @@ export class StatusWriter {
       try {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
         this.options.fence?.check(`push status commits to ${branch}`);
-        await mirror.push(tip, branch);
+        await mirror.push(tip, branch, this.options.pushConfig);
         this.lastPushMs = performance.now() - t;
         this.timings.pushMs += this.lastPushMs;
         this.lastPushAt = Date.now();
@@ -376,7 +398,7 @@ export class StatusWriter {
     const rebuilt: UnpushedCommit[] = [];
     for (const c of commits) {
       if (newer !== undefined && c.term !== undefined && c.term < newer) { dropped++; continue; }
-      base = await this.commitOne(base, c.path, c.content, c.message);
+      base = await this.commitOne(base, c.files, c.message, c.transitions);
       rebuilt.push({ ...c, sha: base });
       this.timings.replayedCommits += 1;
     }
@@ -394,12 +416,15 @@ export class StatusWriter {
     const out: UnpushedCommit[] = [];
     for (const sha of listing.split('\n').filter((s) => s !== '')) {
       const { commit } = await git.readCommit({ fs: store.fs, gitdir: store.gitdir, oid: sha, cache: store.cache });
-      const trailers = parseTrailers(commit.message);
-      const path = trailer(trailers, STATUS_FILE_TRAILER);
-      if (path === undefined) continue; // not one of ours (a rewritten remote): never re-apply others' work
-      const term = trailer(trailers, LEASE_TERM_TRAILER);
+      const recorded = transitionsOfMessage(commit.message);
+      const paths = recorded.flatMap((t) => t.trailers.get(STATUS_FILE_TRAILER) ?? []);
+      if (paths.length === 0) continue; // not one of ours (a rewritten remote): never re-apply others' work
+      const first = recorded[0];
+      const term = first === undefined ? undefined : trailer(first.trailers, LEASE_TERM_TRAILER);
       const tree = await store.at(sha);
-      out.push({ sha, path, content: (await tree.read(path)) ?? null, message: commit.message, term: term !== undefined && /^\d+$/.test(term) ? Number(term) : undefined });
+      const files = new Map<string, Uint8Array | null>();
+      for (const path of paths) files.set(path, (await tree.read(path)) ?? null);
+      out.push({ sha, files, transitions: recorded.length, message: commit.message, term: term !== undefined && /^\d+$/.test(term) ? Number(term) : undefined });
     }
     return out;
   }
@@ -411,8 +436,13 @@ export class StatusWriter {
     return terms.length === 0 ? undefined : Math.max(...terms);
   }
 
-  private messageOf(update: StatusUpdate): string {
+  /** One transition: as always. Several: a trailer block each, with its status file and lease term (status-message.ts). */
+  private messageOf(updates: readonly StatusUpdate[]): string {
     const term = this.options.fence?.term;
-    return formatMessage(update.summary, update.body, [...update.trailers, [STATUS_FILE_TRAILER, update.path], ...(term !== undefined ? [[LEASE_TERM_TRAILER, String(term)] as const] : [])]);
+    return formatStatusMessage(updates.map((u) => ({
+      summary: u.summary,
+      ...(u.body !== undefined ? { body: u.body } : {}),
+      trailers: [...u.trailers, [STATUS_FILE_TRAILER, u.path], ...(term !== undefined ? [[LEASE_TERM_TRAILER, String(term)] as const] : [])],
+    })));
   }
 }

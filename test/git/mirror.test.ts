@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PUSH_PACK_CONFIG } from '../../src/git/mirror.js';
 import { GitMirror, ObjectStore, writeCommit, writeTreeWith, GitObjectError, GitPushRejectedError, GitTransportError, GitRemoteRefusedError } from '../../src/git/index.js';
 import { gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer, type WorkClone } from '../helpers/git-server.js';
 
@@ -146,5 +147,19 @@ describe('the agent bare clone against a real Git HTTP server with authenticatio
     await alice.push();
     const stale = await writeCommit(store, { tree, parents: [statusCommit], message: 'again', author: { name: 'Baton', email: 'baton@example.com' } });
     await expect(mirror.push(stale, 'main')).rejects.toBeInstanceOf(GitPushRejectedError);
+  });
+
+  it('GIVEN pack settings for a push WHEN pushed THEN the push runs with them (a bad value fails it); with the status pushes\' settings it goes through', async () => {
+    const mirror = mirrorFor('agent-pack-config');
+    await mirror.init();
+    const tip = await mirror.fetch('main');
+    const store = new ObjectStore(mirror.dir);
+    const tree = await writeTreeWith(store, await store.treeOfCommit(tip!), new Map([['status/prod/packed.yaml', enc('state: COMPLETE\n')]]));
+    const commit = await writeCommit(store, { tree, parents: [tip!], message: 'prod/packed: deploy COMPLETE', author: { name: 'Baton', email: 'baton@example.com' } });
+    // The settings reach the pack-objects that builds the push's pack: git refuses a value it cannot read.
+    await expect(mirror.push(commit, 'main', ['pack.window=many'])).rejects.toThrow(/pack\.window/);
+    await mirror.push(commit, 'main', PUSH_PACK_CONFIG);
+    await alice.pull();
+    expect(alice.git('show', 'HEAD:status/prod/packed.yaml')).toBe('state: COMPLETE');
   });
 });

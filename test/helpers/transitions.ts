@@ -1,6 +1,7 @@
 /**
  * The history check of the audit record (STATUS-DESIGN part 1): read the status commits of a branch
- * from `git log` (oldest first), group them by `Baton-Run` and check, transition by transition:
+ * from `git log` (oldest first; a commit records one transition or several, src/sync/status-message.ts),
+ * group the transitions by `Baton-Run` and check, transition by transition:
  * exactly one `plan-started` per run, at most one end (complete, failed, superseded), nothing of a run
  * before its start or after its end, each phase completed at most once, runs of one instance never
  * interleaved, and every `Baton-Source-Commit` a commit of the branch that is not a status commit.
@@ -8,9 +9,12 @@
 import { execFileSync } from 'node:child_process';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import type { PlanRun } from '../../src/plans/state.js';
+import { transitionsOfMessage } from '../../src/sync/status-message.js';
 
+/** One transition recorded on the branch (`sha`: its commit, which may record others too). */
 export interface TransitionCommit {
   sha: string;
+  /** The transition's summary (the subject of a commit of one transition). */
   subject: string;
   instance: string;
   event: string;
@@ -46,24 +50,21 @@ export function readTransitions(env: NodeJS.ProcessEnv, gitDir: string, ref = 'm
     if (text === '') continue;
     const [sha = '', author = '', message = ''] = text.split(SEP);
     all.add(sha);
-    const trailers = new Map<string, string>();
-    const paragraphs = message.trim().split(/\n\s*\n/);
-    for (const line of (paragraphs[paragraphs.length - 1] ?? '').split('\n')) {
-      const m = /^([A-Za-z0-9-]+):\s?(.*)$/.exec(line);
-      if (m && !trailers.has(m[1] ?? '')) trailers.set(m[1] ?? '', (m[2] ?? '').trim());
+    for (const recorded of transitionsOfMessage(message)) {
+      const first = (key: string): string | undefined => recorded.trailers.get(key)?.[0];
+      if (first('Baton-Status-File') === undefined) continue;
+      statusCommits.add(sha);
+      const instance = first('Baton-Instance');
+      const event = first('Baton-Event');
+      if (instance === undefined || event === undefined) continue;
+      const subject = recorded.summary;
+      const phase = / phase (\S+) complete$/.exec(subject)?.[1];
+      commits.push({
+        sha, subject, instance, event, author,
+        ...opt('plan', first('Baton-Plan')), ...opt('run', first('Baton-Run')), ...opt('phase', phase),
+        ...opt('sourceCommit', first('Baton-Source-Commit')), ...opt('leaseTerm', first('Baton-Lease-Term')),
+      });
     }
-    if (!trailers.has('Baton-Status-File')) continue;
-    statusCommits.add(sha);
-    const instance = trailers.get('Baton-Instance');
-    const event = trailers.get('Baton-Event');
-    if (instance === undefined || event === undefined) continue;
-    const subject = message.split('\n')[0] ?? '';
-    const phase = / phase (\S+) complete$/.exec(subject)?.[1];
-    commits.push({
-      sha, subject, instance, event, author,
-      ...opt('plan', trailers.get('Baton-Plan')), ...opt('run', trailers.get('Baton-Run')), ...opt('phase', phase),
-      ...opt('sourceCommit', trailers.get('Baton-Source-Commit')), ...opt('leaseTerm', trailers.get('Baton-Lease-Term')),
-    });
   }
   return { commits, all, statusCommits };
 }

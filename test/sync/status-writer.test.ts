@@ -4,6 +4,7 @@ import { GitMirror, ObjectStore } from '../../src/git/index.js';
 import { StatusWriter, type StatusUpdate } from '../../src/sync/status-writer.js';
 import { readHistory } from '../../src/sync/history.js';
 import { summaryOf, trailersOf, type Transition } from '../../src/sync/trailers.js';
+import { checkHistory } from '../helpers/transitions.js';
 import { gitSandbox, startGitServer, workClone, type GitSandbox, type GitServer, type WorkClone } from '../helpers/git-server.js';
 
 const author = { name: 'Baton Agent', email: 'agent@example.com' };
@@ -32,7 +33,7 @@ describe('writing status back to Git', () => {
     sandbox.cleanup();
   });
 
-  async function agent(dir: string, options: { maxAttempts?: number } = {}): Promise<{ mirror: GitMirror; writer: StatusWriter }> {
+  async function agent(dir: string, options: { maxAttempts?: number; maxTransitionsPerCommit?: number } = {}): Promise<{ mirror: GitMirror; writer: StatusWriter }> {
     const mirror = new GitMirror({ dir: join(sandbox.dir, dir), remote: { url: server.url('ops.git'), auth: { kind: 'none' } }, env: sandbox.env });
     await mirror.init();
     await mirror.fetch('main');
@@ -215,5 +216,111 @@ describe('writing status back to Git', () => {
     const cache = await readHistory(mirror, { ref: 'refs/remotes/origin/main', instance: 'cache' });
     expect(cache.map((e) => e.summary)).toEqual(['prod/cache: deploy started']);
     expect(await readHistory(mirror, { ref: 'refs/remotes/origin/main', since: '2030-01-01' })).toEqual([]);
+  });
+
+  it('GIVEN push settings WHEN the writer pushes THEN its git push runs with them (a value git cannot read fails it)', async () => {
+    const { mirror } = await agent('push-config');
+    const writer = new StatusWriter({ mirror, store: new ObjectStore(mirror.dir), branch: 'main', author, coalesceMs: 50, backoffMs: 5, maxAttempts: 1, pushConfig: ['pack.window=many'] });
+    try {
+      writer.submit(update('configured', 'IN_PROGRESS', 'plan-started'));
+      await expect(writer.flush()).rejects.toThrow(/pack\.window/);
+    } finally {
+      writer.close();
+    }
+  });
+
+  describe('several transitions per commit (a shard member with a backlog)', () => {
+    const run = (name: string, event: Transition['event'], result: string, phase?: string): StatusUpdate => {
+      const t: Transition = { instance: { namespace: 'batch', name }, event, result, plan: 'deploy', runId: `run-${name}`, sourceCommit: userCommit(), ...(phase ? { phase } : {}) };
+      return { path: `status/batch/${name}.yaml`, content: `state: ${result}\n`, summary: summaryOf(t), trailers: trailersOf(t) };
+    };
+    /** The newest commit of the branch that is not a status commit (what a transition's source commit names). */
+    const userCommit = (): string => bob.git('log', '-1', '--format=%H', '--invert-grep', '--grep=Baton-Status-File');
+    const backlog = (): StatusUpdate[] => [
+      run('a', 'plan-started', 'IN_PROGRESS'), run('b', 'plan-started', 'IN_PROGRESS'), run('a', 'phase-complete', 'IN_PROGRESS', 'main'),
+      run('b', 'phase-complete', 'IN_PROGRESS', 'main'), run('a', 'plan-complete', 'COMPLETE'),
+    ];
+
+    it('GIVEN a backlog of transitions of two instances WHEN flushed THEN one commit records each transition once, in order, with each file at its last state, and every reader sees each transition once', async () => {
+      const { writer } = await agent('batched', { maxTransitionsPerCommit: 64 });
+      const before = bob.git('rev-parse', 'HEAD');
+      for (const u of backlog()) writer.submit(u);
+      await writer.flush();
+      await bob.pull();
+      // One commit per transition before: 5 commits, 5 root, status/ and status/batch/ trees.
+      expect(bob.git('rev-list', '--count', `${before}..HEAD`)).toBe('1');
+      expect(writer.commits).toBe(1);
+      expect(writer.transitions).toBe(5);
+      expect(bob.git('log', '-1', '--format=%s')).toBe('status: 5 transitions of 2 instances');
+      expect(bob.git('show', 'HEAD:status/batch/a.yaml')).toBe('state: COMPLETE');
+      expect(bob.git('show', 'HEAD:status/batch/b.yaml')).toBe('state: IN_PROGRESS');
+      // git's own trailer parsing lists a commit's transitions in order, key by key.
+      expect(bob.git('log', '-1', '--format=%(trailers:key=Baton-Instance,valueonly,separator=%x2C) %(trailers:key=Baton-Event,valueonly,separator=%x2C)'))
+        .toBe('batch/a,batch/b,batch/a,batch/b,batch/a plan-started,plan-started,phase-complete,phase-complete,plan-complete');
+      expect(bob.git('log', '-1', '--format=%(trailers:key=Baton-Status-File,valueonly,separator=%x2C)')).toBe('status/batch/a.yaml,status/batch/b.yaml,status/batch/a.yaml,status/batch/b.yaml,status/batch/a.yaml');
+
+      const mirror = (await agent('batched-reader')).mirror;
+      const history = await readHistory(mirror, { ref: 'refs/remotes/origin/main', instance: 'batch/a' });
+      expect(history.map((e) => [e.summary, e.event])).toEqual([
+        ['batch/a: deploy COMPLETE', 'plan-complete'], ['batch/a: deploy phase main complete', 'phase-complete'], ['batch/a: deploy started', 'plan-started'],
+      ]);
+      expect(new Set(history.map((e) => e.commit)).size).toBe(1);
+      expect((await readHistory(mirror, { ref: 'refs/remotes/origin/main', instance: 'b' })).map((e) => e.event)).toEqual(['phase-complete', 'plan-started']);
+      expect((await readHistory(mirror, { ref: 'refs/remotes/origin/main', limit: 2 })).map((e) => e.summary)).toEqual(['batch/a: deploy COMPLETE', 'batch/b: deploy phase main complete']);
+
+      const check = checkHistory(sandbox.env, join(server.root, 'ops.git'), { instances: ['batch/a', 'batch/b'] });
+      expect(check.defects).toEqual([]);
+      expect(check.commits.map((c) => `${c.instance} ${c.event}${c.phase ? ` ${c.phase}` : ''}`)).toEqual([
+        'batch/a plan-started', 'batch/b plan-started', 'batch/a phase-complete main', 'batch/b phase-complete main', 'batch/a plan-complete',
+      ]);
+      expect(check.runs.get('run-a')?.map((c) => c.event)).toEqual(['plan-started', 'phase-complete', 'plan-complete']);
+    });
+
+    it('GIVEN more queued than one commit records and a rejected push WHEN flushed THEN consecutive commits of at most that many, in order, rebuilt from memory', async () => {
+      const { writer } = await agent('batched-chunks', { maxTransitionsPerCommit: 2 });
+      bob.write('instances/prod/chunks.yaml', 'framework: redis\n');
+      const before = bob.commit('add chunks');
+      await bob.push();
+      for (const u of backlog()) writer.submit({ ...u, path: u.path.replace('batch/', 'chunks/') });
+      await writer.flush();
+      expect(writer.timings.rejections).toBe(1);
+      expect(writer.timings.replayedCommits).toBe(3);
+      await bob.pull();
+      expect(bob.git('show', 'HEAD~1:status/chunks/a.yaml')).toBe('state: IN_PROGRESS');
+      expect(bob.git('show', 'HEAD:status/chunks/a.yaml')).toBe('state: COMPLETE');
+      expect(bob.git('show', 'HEAD:status/chunks/b.yaml')).toBe('state: IN_PROGRESS');
+      expect(bob.git('log', '--reverse', '--format=%s', `${before}..HEAD`).split('\n')).toEqual(['status: 2 transitions of 2 instances', 'status: 2 transitions of 2 instances', 'batch/a: deploy COMPLETE']);
+      expect(bob.git('log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly,separator=%x2C)', `${before}..HEAD`).split('\n'))
+        .toEqual(['plan-started,plan-started', 'phase-complete,phase-complete', 'plan-complete']);
+      expect(writer.pushes).toBe(1);
+    });
+
+    it('GIVEN batched commits whose push is rejected WHEN rebuilt from memory, or by a new agent on the same clone from git THEN every file and every transition lands once', async () => {
+      const first = await agent('batched-restart', { maxAttempts: 1, maxTransitionsPerCommit: 3 });
+      bob.write('README.md', 'moved on again\n');
+      const theirs = bob.commit('someone else again');
+      await bob.push();
+      for (const u of backlog()) first.writer.submit({ ...u, path: u.path.replace('batch/', 'restart/') });
+      await first.writer.flush().catch(() => undefined);
+      expect(first.writer.timings.rejections).toBe(1);
+      expect(await first.mirror.revParse(first.writer.pendingRef)).toBeDefined();
+
+      // A new process: its writer knows nothing of these commits and reads them back from the clone.
+      const second = await agent('batched-restart', { maxTransitionsPerCommit: 3 });
+      bob.write('README.md', 'and again\n');
+      const yet = bob.commit('yet another');
+      await bob.push();
+      await second.writer.flush();
+      await bob.pull();
+      expect(bob.git('rev-parse', 'HEAD~2')).toBe(yet);
+      expect(bob.git('rev-parse', 'HEAD~3')).toBe(theirs);
+      expect(bob.git('log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly,separator=%x2C)', `${yet}..HEAD`).split('\n'))
+        .toEqual(['plan-started,plan-started,phase-complete', 'phase-complete,plan-complete']);
+      expect(bob.git('show', 'HEAD:status/restart/a.yaml')).toBe('state: COMPLETE');
+      expect(bob.git('show', 'HEAD:status/restart/b.yaml')).toBe('state: IN_PROGRESS');
+      expect(bob.git('show', 'HEAD~1:status/restart/a.yaml')).toBe('state: IN_PROGRESS');
+      expect(bob.git('show', 'HEAD:README.md')).toBe('and again');
+      expect(await second.mirror.revParse(second.writer.pendingRef)).toBeUndefined();
+    });
   });
 });
