@@ -16,7 +16,7 @@ import { trackingRef, type GitMirror } from '../git/mirror.js';
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
-import { keyString, sameFingerprint, scanDesired, changeReason, DesiredScan, type DesiredInstance, type ParseCache } from './scan.js';
+import { keyString, sameFingerprint, scanDesired, changeReason, DesiredScan, type DesiredInstance, type ParseCache, type ScanScope } from './scan.js';
 import type { InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
 import { readStatusFiles } from './status-load.js';
 import type { InstanceOwnership, OwnershipSnapshot } from './ownership.js';
@@ -136,10 +136,8 @@ export interface PassReport {
 /** An instance whose run broke off (not a plan result): look at it again on the next poll. */
 const retryable = (r: InstanceReport): boolean => r.outcome.kind === 'error';
 
-/** A shard member looks only at the instances it may act on now; one agent alone at every instance. */
-function mine<T>(instances: Map<string, T>, owned: OwnershipSnapshot | undefined): Map<string, T> {
-  return owned === undefined ? instances : new Map([...instances].filter(([key]) => owned.mayAct(key)));
-}
+/** A shard member's scan keeps the instances it may act on now; one agent alone keeps every instance. */
+const scopeOf = (owned: OwnershipSnapshot | undefined): ScanScope | undefined => owned && { version: owned.version, keeps: (id) => owned.mayAct(id) };
 
 const actsOn = (owned: OwnershipSnapshot | undefined, key: string): boolean => owned === undefined || owned.mayAct(key);
 
@@ -299,8 +297,9 @@ export class Agent {
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
     await this.loadOwnedStatuses(owned, releases);
-    const scanned = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems));
-    const desired = mine(scanned, owned?.snapshot);
+    // A shard member scans (parses, keeps) only the instances it may act on; the others are only named.
+    const desired = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems), scopeOf(owned?.snapshot));
+    const scanned = this.desiredScan.names;
     this.hold(desired.keys(), releases);
     await this.noteContent(commit, tree);
     await this.noteTargets(tree, desired, scanned);
@@ -377,7 +376,7 @@ export class Agent {
   }
 
   /** Each instance's target cluster at this commit; an unknown cluster or a move is refused (src/clusters/assign.ts). */
-  private async noteTargets(tree: CommitTree, desired: Map<string, DesiredInstance>, scanned: ReadonlyMap<string, DesiredInstance>): Promise<void> {
+  private async noteTargets(tree: CommitTree, desired: Map<string, DesiredInstance>, scanned: ReadonlySet<string>): Promise<void> {
     const router = this.options.clusters;
     if (router === undefined) return;
     const applied = (s: InstanceStatus): boolean => s.inventory.length > 0 || s.currentPlan !== undefined || s.sync?.lastApplied !== undefined;
