@@ -84,11 +84,14 @@ export class DriftKeeper {
     return this.running !== undefined;
   }
 
-  /** Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after it). */
-  async check(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  /**
+   * Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after
+   * it). `signal` (the agent stopping) ends it after the slice under way: the report has the slices done.
+   */
+  async check(instances: readonly KeeperInstance[], signal?: AbortSignal): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
     const started = this.now().getTime();
-    const run = this.sweepInSlices(instances);
+    const run = this.sweepInSlices(instances, signal);
     this.running = run;
     // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
     for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
@@ -103,11 +106,11 @@ export class DriftKeeper {
   }
 
   /** Sweeps of at most `sliceSize` instances, one after another, merged into one report. */
-  private async sweepInSlices(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  private async sweepInSlices(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
     const size = Math.max(1, this.options.sliceSize ?? DRIFT_SWEEP_SLICE);
     if (instances.length <= size) return this.sweepByCluster(instances);
     const reports: SweepReport[] = [];
-    for (let i = 0; i < instances.length; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size)));
+    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size)));
     return mergeReports(reports, this.now());
   }
 

@@ -172,6 +172,8 @@ export class Agent {
   private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
   /** Set by stop(): nothing new starts. */
   private stopping = false;
+  /** Aborted by stop(): a drift sweep under way ends and records nothing more. */
+  private readonly stopSignal = new AbortController();
   private readonly driftLoop: DriftLoop | undefined;
   private readonly recoveryLoop: RecoveryLoop;
   /** Framework versions loaded by the pod pass and beside running plans, by tree id (issue #20). */
@@ -237,6 +239,7 @@ export class Agent {
       busy: (id) => this.workers.has(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       replan: (desired, reason) => this.replan(desired, reason),
+      stopped: this.stopSignal.signal,
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
     this.recoveryLoop = new RecoveryLoop({
@@ -582,6 +585,7 @@ export class Agent {
   /** Stops after the running steps (superseding every running plan), then pushes pending status. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopSignal.abort();
     for (const w of this.workers.values()) w.abort.abort();
     await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
     await this.options.kubeEvents?.flush();
