@@ -86,7 +86,7 @@ export class DriftKeeper {
 
   /**
    * Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after
-   * it). `signal` (the agent stopping) ends it after the slice under way: the report has the slices done.
+   * it). `signal` (the agent stopping) ends it: no further render, list or slice starts.
    */
   async check(instances: readonly KeeperInstance[], signal?: AbortSignal): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
@@ -108,14 +108,14 @@ export class DriftKeeper {
   /** Sweeps of at most `sliceSize` instances, one after another, merged into one report. */
   private async sweepInSlices(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
     const size = Math.max(1, this.options.sliceSize ?? DRIFT_SWEEP_SLICE);
-    if (instances.length <= size) return this.sweepByCluster(instances);
+    if (instances.length <= size) return this.sweepByCluster(instances, signal);
     const reports: SweepReport[] = [];
-    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size)));
+    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size), signal));
     return mergeReports(reports, this.now());
   }
 
   /** One sweep per cluster the instances live in (lists are per cluster), merged into one report. */
-  private async sweepByCluster(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  private async sweepByCluster(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
     const groups = new Map<KubeClient, KeeperInstance[]>();
     for (const i of instances) {
       const client = i.reader ?? this.options.client;
@@ -125,6 +125,7 @@ export class DriftKeeper {
       client,
       hooks: this.options.hooks,
       now: () => this.now(),
+      ...(signal ? { signal } : {}),
       instances: group.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
     })));
     return reports.length === 1 ? reports[0]! : mergeReports(reports, this.now());

@@ -54,6 +54,8 @@ export interface SweepOptions {
   concurrency?: number;
   /** Instances rendered at once (default SWEEP_RENDERS). */
   renderConcurrency?: number;
+  /** The agent stopping: no further render or list starts, and the report names no instance. */
+  signal?: AbortSignal;
 }
 
 interface Expected {
@@ -86,8 +88,11 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const plans: Plan[] = new Array<Plan>(options.instances.length);
   const indexed = options.instances.map((instance, index) => ({ instance, index }));
   await forEachLimited(indexed, options.renderConcurrency ?? SWEEP_RENDERS, async ({ instance, index }) => {
+    if (options.signal?.aborted === true) return;
     plans[index] = await planFor(instance, checkpoints.get(keyOf(instance.key)));
   });
+  // Stopped: what was found so far is not a full check of anything (the next look sweeps again).
+  if (options.signal?.aborted === true) return { at: now.toISOString(), instances: [], stats };
 
   const listings = await listAll(options.client, plans, stats);
   const results = new Map<Plan, { drifted: DriftedObject[]; health: HealthInput[]; errors: string[] }>();

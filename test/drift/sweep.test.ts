@@ -225,17 +225,21 @@ describe('what a sweep holds and lists at once (issue #20)', () => {
     expect(SWEEP_RENDERS).toBeLessThan(DRIFT_SWEEP_SLICE);
   });
 
-  it('GIVEN a sweep in slices WHEN the agent stops during the first slice THEN no further slice is swept', async () => {
+  it('GIVEN a sweep in slices WHEN the agent stops during the first render THEN no further render, list or slice starts and no instance is reported', async () => {
     const many = await fourDeployed();
     const stop = new AbortController();
+    let loads = 0;
     const keeper = new DriftKeeper({ client: world.client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(world.client), sliceSize: 2 });
     const instances: KeeperInstance[] = many.map((i) => ({
-      key: i.key, contentId: i.key.name, settings: { intervalMs: 60_000, policy: 'repair', retry: DEFAULT_RETRY },
-      load: async () => { stop.abort(); return { desired: i.desired, render: async () => i.plan }; },
+      key: i.key, contentId: `${i.key.name}-stop`, settings: { intervalMs: 60_000, policy: 'repair', retry: DEFAULT_RETRY },
+      load: async () => { loads++; stop.abort(); return { desired: i.desired, render: async () => i.plan }; },
     }));
     const report = await keeper.check(instances, stop.signal);
     expect(report.stats.sweeps).toBe(1);
-    expect(report.instances).toHaveLength(2);
+    // The first slice's two checkpoints only: no managed object was listed after the stop.
+    expect(report.stats.kept).toBe(2);
+    expect(report.instances).toEqual([]);
+    expect(loads).toBeLessThanOrEqual(2);
   });
 });
 
