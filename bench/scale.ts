@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."] [--phantom-members K]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -26,6 +26,10 @@ import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../src/plans/defaults.js';
 import { Renderer } from '../src/render/index.js';
 import { Agent } from '../src/sync/agent.js';
+import { configHashOf, configTextOf, rendezvousOwner } from '../src/shards/index.js';
+import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, SHARD_SET_LABEL, memberIdOf, memberLeaseName } from '../src/shards/member-lease.js';
+import type { KubeClient } from '../src/kube/client.js';
+import type { KubeObject } from '../src/kube/object.js';
 import { recordingProxy, type RecordingProxy } from '../test/helpers/recording-proxy.js';
 import { checkHistory } from '../test/helpers/transitions.js';
 
@@ -126,6 +130,11 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // processes by subcommand, their template sandboxes, the simulated cluster, this process with its
   // recording proxies, this process's own git) and the whole machine's (see _cpu.ts).
   const cpuBreakdown = args.includes('--cpu-breakdown');
+  // `--phantom-members K`: K member Leases of the shard set that this process renews and that never act
+  // (no view published), so the agents act on their share only: with `--agents 1 --phantom-members 3`
+  // one agent holds about a quarter of a repository of `--n` instances (what one member of four holds,
+  // without the other three processes on the machine). Completion counts the agents' share.
+  const phantomCount = numberArg(args, 'phantom-members', 0);
   // Lease duration in seconds (renew deadline 2/3 of it, retry 2 s): on a machine whose load is many
   // times its cores, a starved agent misses short deadlines and (rightly) stops.
   const leaseSeconds = numberArg(args, 'lease', 15);
@@ -159,6 +168,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
   }, 500);
   const renderer = new Renderer();
+  let phantoms: { ids: string[]; stop: () => void } | undefined;
   try {
     const origin = join(dir, 'origin.git');
     const work = join(dir, 'work');
@@ -177,6 +187,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
 
     const shim: GitShim | undefined = cpuBreakdown ? gitShim(join(dir, 'git-shim')) : undefined;
     const cpuAtStart = { bench: process.cpuUsage(), benchChildren: procTimes('self').children, cluster: procTimes(cluster.pid).self, machine: machineBusySeconds() };
+    phantoms = phantomCount > 0 ? await startPhantoms(client, phantomCount, { repo: origin, branch: 'main' }, leaseSeconds) : undefined;
     const started = Date.now();
     startedAt = started;
     for (let i = 0; i < agentCount; i++) {
@@ -234,10 +245,23 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const deadline = Date.now() + 60 * 60_000;
     let reported = 0;
     let heapTaken = false;
+    // The instances the agents act on: all of them, or with phantom members the agents' share (by the
+    // member ids they log when they join, and the same rendezvous hashing as theirs).
+    let target = n;
+    if (phantoms !== undefined) {
+      const joined = /joined shard set bench as member ([0-9a-f]+)/;
+      while (!agents.every((a) => a.logs.some((l) => joined.test(l)))) {
+        if (agents.some((a) => a.child.exitCode !== null)) throw new Error(`an agent exited before it joined:\n${agents.flatMap((a) => a.logs.slice(-4)).join('\n')}`);
+        await sleep(100);
+      }
+      const ids = agents.map((a) => joined.exec(a.logs.find((l) => joined.test(l)) ?? '')?.[1] ?? '');
+      const members = [...ids, ...phantoms.ids];
+      target = keys.filter((k) => ids.includes(rendezvousOwner(`${k.namespace}/${k.name}`, members) ?? '')).length;
+    }
     for (;;) {
       const done = (await completed()).size;
       doneNow = done;
-      if (done >= n) break;
+      if (done >= target) break;
       for (const a of agents) {
         if (a === victim && killedAt !== undefined) continue;
         if ((a.child.exitCode !== null || a.child.signalCode !== null) && !a.logs.includes('(reported)')) {
@@ -248,10 +272,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       if (Date.now() - reported > 15_000) {
         reported = Date.now();
         const running = agents.filter((a) => a.child.exitCode === null && a.child.signalCode === null);
-        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${n} COMPLETE; agents running (RSS MiB): ${running.map((a) => `${a.name} ${Math.round(currentRssKiB(a.child.pid) / 1024)}`).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
+        process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${target} COMPLETE; agents running (RSS MiB): ${running.map((a) => `${a.name} ${Math.round(currentRssKiB(a.child.pid) / 1024)}`).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
       }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
-      if (kill && killedAt === undefined && done >= n / 2 && victim) {
+      if (kill && killedAt === undefined && done >= target / 2 && victim) {
         if (cpuBreakdown) victim.cpu = procTimes(victim.child.pid);
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
@@ -260,7 +284,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         snapshot = await completedSteps(client, keys);
       }
       takeoverMs ??= takeover();
-      if (heapDir !== undefined && !heapTaken && done >= n * 0.6) {
+      if (heapDir !== undefined && !heapTaken && done >= target * 0.6) {
         heapTaken = true;
         agents[agents.length - 1]?.child.kill('SIGUSR2');
       }
@@ -268,7 +292,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
-    doneNow = n;
+    doneNow = target;
+    phantoms?.stop();
     // Member lease renewals (PUT) as the proxies saw them: from their arrival to the answer sent on
     // (the API server's share of a renewal; the agent's own share is in its `renewal took` warnings).
     const renewals = proxies.flatMap((p) => p.requests.filter((r) => r.method === 'PUT' && r.path.includes('/leases/baton-member-')).map((r) => r.ms ?? Infinity)).sort((a, b) => a - b);
@@ -323,38 +348,11 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     stopping = true;
     for (const a of agents) a.child.kill('SIGTERM');
     await Promise.all(agents.map((a) => Promise.race([a.exited, sleep(30_000)])));
-    const mirror = new GitMirror({ dir: join(dir, 'idle'), remote: { url: origin, auth: { kind: 'none' } }, env });
-    const idle = new Agent({ mirror, branch: 'main', client, checkpoints, hooks: defaultHooks(), renderer, author: { name: 'Bench', email: 'b@example.com' }, concurrency: 16 });
-    await idle.start();
-    await idle.pass();
-    const fetchDir = join(dir, 'plain-fetch.git');
-    git(env, dir, 'init', '--bare', '--quiet', fetchDir);
-    git(env, fetchDir, 'fetch', '--quiet', origin, '+refs/heads/main:refs/remotes/origin/main');
-    if (keepRepo !== undefined) git(env, dir, 'clone', '--bare', '--quiet', '--no-local', origin, keepRepo);
-    const pollMs: number[] = [];
-    const fetchMs: number[] = [];
-    // The agent's fetch alone (its mirror, no agent logic): tells a slow fetch from work beside it.
-    const mirrorFetchMs: number[] = [];
-    const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
-      const t = performance.now();
-      await op();
-      into.push(performance.now() - t);
-    };
-    const steps = [
-      () => timed(pollMs, async () => {
-        const r = await idle.pass();
-        if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
-      }),
-      () => timed(fetchMs, () => Promise.resolve(git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main'))),
-      () => timed(mirrorFetchMs, () => mirror.fetch('main')),
-    ];
-    // The order turns every round, so that no measurement always comes first (or after the same one).
-    for (let i = 0; i < 11; i++) for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]?.();
-    await idle.stop();
-    const poll = median(pollMs);
-    const fetch = median(fetchMs);
+    // With phantom members most instances were never deployed: an idle poll would deploy them.
+    const idleFigures = phantoms === undefined ? await idlePoll({ dir, env, origin, client, checkpoints, renderer, keepRepo }) : undefined;
     return {
       instances: n,
+      ...(phantoms !== undefined ? { phantomMembers: phantomCount, instancesOfAgents: target } : {}),
       agents: agentCount,
       agentsExitedOnTheirOwn: exitedEarly.map((a) => a.name),
       concurrency,
@@ -374,18 +372,15 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),
       rerunSteps,
       // Every API call of the agents (the recording proxies), per instance: reads, writes and watches.
-      agentCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.self, 0) * 1000) / n),
-      agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / n),
-      clusterCpuMsPerInstance: Math.round((clusterCpu * 1000) / n),
-      apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / n) * 10) / 10,
+      agentCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.self, 0) * 1000) / target),
+      agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / target),
+      clusterCpuMsPerInstance: Math.round((clusterCpu * 1000) / target),
+      apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / target) * 10) / 10,
       leaseRenewalsAtProxy: { count: renewals.length, p50Ms: renewalAt(0.5), p99Ms: renewalAt(0.99), maxMs: renewalAt(1) },
       leaseRenewalWarningsPerAgent: renewalWarnings,
       leaseRenewalGapsAtProxy: { p50Ms: gapAt(0.5), p99Ms: gapAt(0.99), maxMs: gapAt(1) },
       lostMemberLeases: lostLeases,
-      idlePollMs: Math.round(poll),
-      bareFetchMs: Math.round(fetch),
-      idleMirrorFetchMs: Math.round(median(mirrorFetchMs)),
-      idlePollVsFetch: Math.round((poll / fetch) * 100) / 100,
+      ...idleFigures,
       ...(heapDir !== undefined ? { heapSnapshotDir: heapDir } : {}),
       ...(profDir !== undefined ? { cpuProfileDir: profDir } : {}),
       ...(cpu !== undefined ? { cpuSecondsUntilComplete: cpu } : {}),
@@ -393,6 +388,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
   } finally {
+    phantoms?.stop();
     clearInterval(sampler);
     for (const a of agents) a.child.kill('SIGKILL');
     for (const p of proxies) await p.close();
@@ -441,4 +437,76 @@ async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient
     out.set(`${k.namespace}/${k.name}`, steps);
   }
   return out;
+}
+
+/**
+ * `--phantom-members`: member Leases of the bench's shard set, renewed every 2 s by this process and
+ * never publishing a view, so that the agents count them as live members and act only on their share
+ * (an instance a phantom wins is never acted on). A view-less member claims nothing, so nothing waits on them.
+ */
+async function startPhantoms(client: KubeClient, count: number, config: { repo: string; branch: string }, leaseSeconds: number): Promise<{ ids: string[]; stop: () => void }> {
+  const namespace = 'baton-system';
+  if ((await client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) === undefined) await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const leases: KubeObject[] = [];
+  for (let i = 0; i < count; i++) {
+    const identity = `phantom-${i}`;
+    const id = memberIdOf(identity);
+    const now = new Date().toISOString().replace('Z', '000Z');
+    leases.push(await client.create({
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+      metadata: { name: memberLeaseName('bench', id), namespace, labels: { 'app.kubernetes.io/managed-by': 'baton', [SHARD_SET_LABEL]: 'bench' },
+        annotations: { [CONFIG_HASH_ANNOTATION]: configHashOf(config), [CONFIG_ANNOTATION]: configTextOf(config), [MEMBER_ID_ANNOTATION]: id } },
+      spec: { holderIdentity: identity, leaseDurationSeconds: leaseSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+    }));
+  }
+  let stopped = false;
+  const renew = async (): Promise<void> => {
+    for (let i = 0; i < leases.length && !stopped; i++) {
+      const last = leases[i];
+      if (last === undefined) continue;
+      try {
+        leases[i] = await client.update({ ...last, spec: { ...(last.spec as Record<string, unknown>), renewTime: new Date().toISOString().replace('Z', '000Z') } });
+      } catch (err) {
+        process.stderr.write(`phantom member renewal failed: ${String(err)}\n`);
+      }
+    }
+  };
+  const timer = setInterval(() => void renew(), 2000);
+  return { ids: leases.map((l) => String(l.metadata.annotations?.[MEMBER_ID_ANNOTATION])), stop: () => { stopped = true; clearInterval(timer); } };
+}
+
+/** An idle poll of the finished repository by an agent vs a bare `git fetch` of it, alternating (medians of 11). */
+async function idlePoll(o: { dir: string; env: NodeJS.ProcessEnv; origin: string; client: KubeClient; checkpoints: ConfigMapCheckpointStore; renderer: Renderer; keepRepo: string | undefined }): Promise<Record<string, number>> {
+  const { dir, env, origin, client, checkpoints, renderer, keepRepo } = o;
+  const mirror = new GitMirror({ dir: join(dir, 'idle'), remote: { url: origin, auth: { kind: 'none' } }, env });
+  const idle = new Agent({ mirror, branch: 'main', client, checkpoints, hooks: defaultHooks(), renderer, author: { name: 'Bench', email: 'b@example.com' }, concurrency: 16 });
+  await idle.start();
+  await idle.pass();
+  const fetchDir = join(dir, 'plain-fetch.git');
+  git(env, dir, 'init', '--bare', '--quiet', fetchDir);
+  git(env, fetchDir, 'fetch', '--quiet', origin, '+refs/heads/main:refs/remotes/origin/main');
+  if (keepRepo !== undefined) git(env, dir, 'clone', '--bare', '--quiet', '--no-local', origin, keepRepo);
+  const pollMs: number[] = [];
+  const fetchMs: number[] = [];
+  // The agent's fetch alone (its mirror, no agent logic): tells a slow fetch from work beside it.
+  const mirrorFetchMs: number[] = [];
+  const timed = async (into: number[], op: () => Promise<unknown>): Promise<void> => {
+    const t = performance.now();
+    await op();
+    into.push(performance.now() - t);
+  };
+  const steps = [
+    () => timed(pollMs, async () => {
+      const r = await idle.pass();
+      if (r.reports.length > 0) throw new Error(`an idle poll ran plans: ${r.reports.map((x) => `${x.instance} ${x.outcome.kind}`).slice(0, 5).join(', ')}`);
+    }),
+    () => timed(fetchMs, () => Promise.resolve(git(env, fetchDir, 'fetch', '--quiet', '--no-tags', origin, '+refs/heads/main:refs/remotes/origin/main'))),
+    () => timed(mirrorFetchMs, () => mirror.fetch('main')),
+  ];
+  // The order turns every round, so that no measurement always comes first (or after the same one).
+  for (let i = 0; i < 11; i++) for (let j = 0; j < steps.length; j++) await steps[(i + j) % steps.length]?.();
+  await idle.stop();
+  const poll = median(pollMs);
+  const fetch = median(fetchMs);
+  return { idlePollMs: Math.round(poll), bareFetchMs: Math.round(fetch), idleMirrorFetchMs: Math.round(median(mirrorFetchMs)), idlePollVsFetch: Math.round((poll / fetch) * 100) / 100 };
 }

@@ -84,11 +84,14 @@ export class DriftKeeper {
     return this.running !== undefined;
   }
 
-  /** Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after it). */
-  async check(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  /**
+   * Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after
+   * it). `signal` (the agent stopping) ends it: no further render, list or slice starts.
+   */
+  async check(instances: readonly KeeperInstance[], signal?: AbortSignal): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
     const started = this.now().getTime();
-    const run = this.sweepInSlices(instances);
+    const run = this.sweepInSlices(instances, signal);
     this.running = run;
     // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
     for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
@@ -103,16 +106,16 @@ export class DriftKeeper {
   }
 
   /** Sweeps of at most `sliceSize` instances, one after another, merged into one report. */
-  private async sweepInSlices(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  private async sweepInSlices(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
     const size = Math.max(1, this.options.sliceSize ?? DRIFT_SWEEP_SLICE);
-    if (instances.length <= size) return this.sweepByCluster(instances);
+    if (instances.length <= size) return this.sweepByCluster(instances, signal);
     const reports: SweepReport[] = [];
-    for (let i = 0; i < instances.length; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size)));
+    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size), signal));
     return mergeReports(reports, this.now());
   }
 
   /** One sweep per cluster the instances live in (lists are per cluster), merged into one report. */
-  private async sweepByCluster(instances: readonly KeeperInstance[]): Promise<SweepReport> {
+  private async sweepByCluster(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
     const groups = new Map<KubeClient, KeeperInstance[]>();
     for (const i of instances) {
       const client = i.reader ?? this.options.client;
@@ -122,6 +125,7 @@ export class DriftKeeper {
       client,
       hooks: this.options.hooks,
       now: () => this.now(),
+      ...(signal ? { signal } : {}),
       instances: group.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
     })));
     return reports.length === 1 ? reports[0]! : mergeReports(reports, this.now());

@@ -52,6 +52,10 @@ export interface SweepOptions {
   now?: () => Date;
   /** Confirming requests in flight (default 16). */
   concurrency?: number;
+  /** Instances rendered at once (default SWEEP_RENDERS). */
+  renderConcurrency?: number;
+  /** The agent stopping: no further render or list starts, and the report names no instance. */
+  signal?: AbortSignal;
 }
 
 interface Expected {
@@ -72,11 +76,23 @@ interface Plan {
   checkpointMissing?: boolean;
 }
 
+/** Instances a sweep renders at once: enough to keep the template sandbox busy, not a slice's worth. */
+export const SWEEP_RENDERS = 8;
+
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const now = options.now?.() ?? new Date();
   const stats: SweepStats = { requests: 0, lists: 0, dryRuns: 0, gets: 0, objects: 0, candidates: 0, listed: 0, kept: 0, sweeps: 1 };
   const checkpoints = await loadCheckpoints(options.client, options.instances, stats);
-  const plans = await Promise.all(options.instances.map((i) => planFor(i, checkpoints.get(keyOf(i.key)))));
+  // A few renders at a time: a slice of 500 rendered all at once held every render in flight (the
+  // sandbox's answers, parsed instance files) at the same moment, a burst of garbage at the end of a run.
+  const plans: Plan[] = new Array<Plan>(options.instances.length);
+  const indexed = options.instances.map((instance, index) => ({ instance, index }));
+  await forEachLimited(indexed, options.renderConcurrency ?? SWEEP_RENDERS, async ({ instance, index }) => {
+    if (options.signal?.aborted === true) return;
+    plans[index] = await planFor(instance, checkpoints.get(keyOf(instance.key)));
+  });
+  // Stopped: what was found so far is not a full check of anything (the next look sweeps again).
+  if (options.signal?.aborted === true) return { at: now.toISOString(), instances: [], stats };
 
   const listings = await listAll(options.client, plans, stats);
   const results = new Map<Plan, { drifted: DriftedObject[]; health: HealthInput[]; errors: string[] }>();
@@ -223,6 +239,13 @@ function lifecycleEntries(cp: Checkpoint): ObjectRef[] {
     .map((e) => ({ apiVersion: e.apiVersion, kind: e.kind, name: e.name, ...(e.namespace !== undefined ? { namespace: e.namespace } : {}) }));
 }
 
+/**
+ * Managed objects, not checkpoints: checkpoint ConfigMaps carry Baton's `managed-by` label too, so a
+ * ConfigMap list returned every instance's checkpoint (the largest ConfigMaps) a second time, only for
+ * the sweep to drop them (loadCheckpoints reads them by their own label).
+ */
+const MANAGED_OBJECTS = `${MANAGED_SELECTOR},!${CHECKPOINT_LABEL}`;
+
 async function listAll(client: KubeClient, plans: readonly Plan[], stats: SweepStats): Promise<Map<string, KindListing>> {
   const kinds = new Map<string, { apiVersion: string; kind: string; namespaces: Set<string>; wanted: Set<string> }>();
   for (const p of plans) {
@@ -236,7 +259,7 @@ async function listAll(client: KubeClient, plans: readonly Plan[], stats: SweepS
   }
   const out = new Map<string, KindListing>();
   await forEachLimited([...kinds.entries()], 8, async ([key, q]) => {
-    out.set(key, await listKind(client, q, MANAGED_SELECTOR, stats, q.wanted));
+    out.set(key, await listKind(client, q, MANAGED_OBJECTS, stats, q.wanted));
   });
   return out;
 }

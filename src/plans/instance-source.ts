@@ -8,7 +8,7 @@ import {
   RenderProblemsError,
   frameworkProblems,
   hasErrors,
-  loadInstance,
+  loadInstanceOnce,
   loadInstanceFramework,
   loadSettings,
   renderInstancePlan,
@@ -87,7 +87,7 @@ export interface SourceOptions {
 }
 
 export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}, options: SourceOptions = {}): Promise<InstanceSource> {
-  const inst = await loadInstance(tree, instanceFile);
+  const inst = await loadInstanceOnce(tree, instanceFile);
   if (!inst.ok) throw new RenderProblemsError(inst.problems);
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) throw new RenderProblemsError([...inst.problems, ...fw.problems]);

@@ -31,7 +31,7 @@ export { isRequired, resolveParams } from './params.js';
 export type { RenderPlanInput, RenderResult } from './plan.js';
 export { NAMESPACE_TASK, renderPlan } from './plan.js';
 export type { InstanceRenderResult, RenderInstanceOptions } from './instance-render.js';
-export { loadInstanceFramework, renderInstancePlan } from './instance-render.js';
+export { loadInstanceFramework, loadInstanceOnce, renderInstancePlan } from './instance-render.js';
 export type { RendererOptions } from './sandbox/renderer.js';
 export { Renderer } from './sandbox/renderer.js';
 export { RenderCache, renderKey } from './render-cache.js';

@@ -7,7 +7,8 @@ import type { Framework, Instance, Loaded, RepositorySettings } from './model.js
 import { renderPlan, type RenderResult } from './plan.js';
 import { hasErrors, problem, type Problem } from './problems.js';
 import { FrameworkCache } from './framework-cache.js';
-import { loadInstance, loadSettings } from './repository.js';
+import { InstanceCache } from './instance-cache.js';
+import { loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import type { FileTree } from './tree.js';
 import { resolveInstanceParams, type InstanceParams } from '../secrets/resolve-params.js';
@@ -41,6 +42,18 @@ export type InstanceRenderResult =
  * directory: `baton render`, `baton validate`) loads every time, as before.
  */
 const frameworks = new FrameworkCache();
+/** Instance files loaded for renders, by path and blob id (instance-cache.ts). */
+const instances = new InstanceCache();
+
+/** The instance file at `path` as `loadInstance` loads it, from the process's cache when the tree has ids. */
+export function loadInstanceOnce(tree: FileTree, path: string): Promise<Loaded<Instance>> {
+  return instances.load(tree, path);
+}
+
+/** Instance files loadInstanceOnce loaded from a tree, not from its cache (tests). */
+export function instanceFileLoads(): number {
+  return instances.loads;
+}
 
 /** Loads the framework version an instance points at, with located problems when it does not exist. */
 export async function loadInstanceFramework(tree: FileTree, instance: Instance): Promise<Loaded<Framework>> {
@@ -68,7 +81,7 @@ function withTenancy(result: Extract<RenderResult, { ok: true }>, violations: Pr
 export async function renderInstancePlan(tree: FileTree, instanceFile: string, options: RenderInstanceOptions): Promise<InstanceRenderResult> {
   const settings: Loaded<RepositorySettings> = await loadSettings(tree);
   if (!settings.ok) return { ok: false, problems: settings.problems, sensitiveValues: [] };
-  const inst = await loadInstance(tree, instanceFile);
+  const inst = await loadInstanceOnce(tree, instanceFile);
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [] };
   const fw = await loadInstanceFramework(tree, inst.value);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [] };

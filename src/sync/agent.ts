@@ -16,7 +16,7 @@ import { PUSH_PACK_CONFIG, trackingRef, type GitMirror } from '../git/mirror.js'
 import { ObjectStore, type CommitTree } from '../git/tree.js';
 import type { Identity } from '../git/write.js';
 import { forgetRefusedInstance, reportCommitRefusal, runInstance, type InstanceRunDeps, type RunOutcome } from './instance-run.js';
-import { keyString, sameFingerprint, scanDesired, changeReason, DesiredScan, type DesiredInstance, type ParseCache } from './scan.js';
+import { keyString, sameFingerprint, scanDesired, changeReason, DesiredScan, type DesiredInstance, type ParseCache, type ScanScope } from './scan.js';
 import type { InstanceKey, InstanceStatus, ScheduleStatus } from './status-file.js';
 import { readStatusFiles } from './status-load.js';
 import type { InstanceOwnership, OwnershipSnapshot } from './ownership.js';
@@ -142,10 +142,8 @@ export interface PassReport {
 /** An instance whose run broke off (not a plan result): look at it again on the next poll. */
 const retryable = (r: InstanceReport): boolean => r.outcome.kind === 'error';
 
-/** A shard member looks only at the instances it may act on now; one agent alone at every instance. */
-function mine<T>(instances: Map<string, T>, owned: OwnershipSnapshot | undefined): Map<string, T> {
-  return owned === undefined ? instances : new Map([...instances].filter(([key]) => owned.mayAct(key)));
-}
+/** A shard member's scan keeps the instances it may act on now; one agent alone keeps every instance. */
+const scopeOf = (owned: OwnershipSnapshot | undefined): ScanScope | undefined => owned && { version: owned.version, keeps: (id) => owned.mayAct(id) };
 
 const actsOn = (owned: OwnershipSnapshot | undefined, key: string): boolean => owned === undefined || owned.mayAct(key);
 
@@ -180,6 +178,8 @@ export class Agent {
   private refused: { commit: string; keys: Set<string>; named: Map<string, DesiredInstance> } | undefined;
   /** Set by stop(): nothing new starts. */
   private stopping = false;
+  /** Aborted by stop(): a drift sweep under way ends and records nothing more. */
+  private readonly stopSignal = new AbortController();
   private readonly driftLoop: DriftLoop | undefined;
   private readonly recoveryLoop: RecoveryLoop;
   /** Framework versions loaded by the pod pass and beside running plans, by tree id (issue #20). */
@@ -248,6 +248,7 @@ export class Agent {
       busy: (id) => this.workers.has(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       replan: (desired, reason) => this.replan(desired, reason),
+      stopped: this.stopSignal.signal,
       log: this.log,
     }, options.drift, () => this.now()) : undefined;
     this.recoveryLoop = new RecoveryLoop({
@@ -308,8 +309,9 @@ export class Agent {
     const source = await this.sources.userCommitOf(commit);
     this.lastScanned = source;
     await this.loadOwnedStatuses(owned, releases);
-    const scanned = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems));
-    const desired = mine(scanned, owned?.snapshot);
+    // A shard member scans (parses, keeps) only the instances it may act on; the others are only named.
+    const desired = await this.desiredScan.at(tree, (problems) => this.reportLayout(commit, problems), scopeOf(owned?.snapshot));
+    const scanned = this.desiredScan.names;
     this.hold(desired.keys(), releases);
     await this.noteContent(commit, tree);
     await this.noteTargets(tree, desired, scanned);
@@ -386,7 +388,7 @@ export class Agent {
   }
 
   /** Each instance's target cluster at this commit; an unknown cluster or a move is refused (src/clusters/assign.ts). */
-  private async noteTargets(tree: CommitTree, desired: Map<string, DesiredInstance>, scanned: ReadonlyMap<string, DesiredInstance>): Promise<void> {
+  private async noteTargets(tree: CommitTree, desired: Map<string, DesiredInstance>, scanned: ReadonlySet<string>): Promise<void> {
     const router = this.options.clusters;
     if (router === undefined) return;
     const applied = (s: InstanceStatus): boolean => s.inventory.length > 0 || s.currentPlan !== undefined || s.sync?.lastApplied !== undefined;
@@ -592,6 +594,7 @@ export class Agent {
   /** Stops after the running steps (superseding every running plan), then pushes pending status. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopSignal.abort();
     for (const w of this.workers.values()) w.abort.abort();
     await this.drain().catch((err: unknown) => this.log('error', `status push on shutdown failed: ${errorMessage(err)}`));
     await this.options.kubeEvents?.flush();

@@ -30,6 +30,8 @@ export interface DriftHost {
   asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
   /** A plan run for the instance at this commit, as for a change (the engine selects deploy when the checkpoint is gone). */
   replan(desired: DesiredInstance, reason: string): Promise<InstanceReport>;
+  /** Aborted when the agent stops: a sweep under way ends after its slice and records nothing more. */
+  stopped: AbortSignal;
   log: AgentLog;
 }
 
@@ -98,11 +100,16 @@ export class DriftLoop {
     this.known = candidates.map((c) => c.instance);
     const due = this.keeper.due(this.known, all);
     if (due.length === 0) return [];
-    const report = await this.keeper.check(due);
+    const report = await this.keeper.check(due, this.host.stopped);
+    // The agent stopped meanwhile: what the sweep found is recorded by the next look (this agent's
+    // next start, or the instances' next owner). Status committed now would come after the stop's
+    // last push: a shard member's next process drops such commits, a lone agent pushes them late.
+    if (this.host.stopped.aborted) return [];
     // Plan transitions still queued commit first: a drift commit of the same instance must not replace them.
     await this.host.deps().writer.flushIfPending().catch(() => undefined);
     const jobs: Promise<InstanceReport>[] = [];
     for (const result of report.instances) {
+      if (this.host.stopped.aborted) break;
       const c = candidates.find((x) => keyString(x.instance.key) === keyString(result.instance));
       if (c === undefined) continue;
       const next = await this.act(c, result).catch((err: unknown) => {

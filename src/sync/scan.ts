@@ -59,13 +59,36 @@ export function pruneParseCache(cache: ParseCache, current: ReadonlySet<string>)
  * `baton validate` applies). Problems of files that name no instance go to `onLayoutProblems`.
  */
 export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutProblems?: (problems: Problem[]) => void): Promise<Map<string, DesiredInstance>> {
+  return (await scanScoped(tree, cache, undefined, onLayoutProblems)).desired;
+}
+
+/**
+ * Which instances a scan keeps: a shard member's share (the instances it may act on, by
+ * `namespace/name`). `version` changes whenever `keeps` may answer differently.
+ */
+export interface ScanScope {
+  readonly version: number;
+  keeps(id: string): boolean;
+}
+
+/**
+ * The desired instances `scope` keeps (every one without a scope), and the names of all instances in
+ * the tree. An instance outside the scope is named only: its file is neither looked up nor parsed, and
+ * nothing of it is cached, so a shard member of a 10,000-instance repository holds the parsed state of
+ * its own share only (issue #20).
+ */
+export async function scanScoped(tree: CommitTree, cache: ParseCache, scope: ScanScope | undefined, onLayoutProblems?: (problems: Problem[]) => void): Promise<{ desired: Map<string, DesiredInstance>; names: Set<string> }> {
   const out = new Map<string, DesiredInstance>();
+  const names = new Set<string>();
   const blobs = new Set<string>();
   const layout = await scanLayout(tree);
   if (layout.problems.length > 0) onLayoutProblems?.(layout.problems);
   for (const ref of layout.instances) {
     const { file, namespace, name } = ref;
     const key = { namespace, name };
+    const id = keyString(key);
+    names.add(id);
+    if (scope !== undefined && !scope.keeps(id)) continue;
     const blob = (await tree.id(file)) ?? '';
     blobs.add(blob);
     const refused = hasErrors(ref.problems);
@@ -91,10 +114,10 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
     // A refused layout changes the fingerprint (every file of the key counts), so fixing it is a change.
     const instanceId = refused ? `${blob}+layout:${ref.problems.map((p) => p.code).join(',')}` : blob;
     const fingerprint: Fingerprint = { instance: instanceId, ...(fwTree ? { framework: fwTree } : {}), ...(request ? { request } : {}), ...(values ? { values } : {}) };
-    out.set(keyString(key), { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(parsed.cluster !== undefined ? { cluster: parsed.cluster } : {}), ...(refused ? { refusal: ref.problems } : {}) });
+    out.set(id, { key, file, fingerprint, schedules: parsed.schedules, valuesFrom: parsed.valuesFrom, valuesFileIds, ...(framework ? { framework } : {}), ...(parsed.sync ? { sync: parsed.sync } : {}), ...(parsed.suspend ? { suspend: true } : {}), ...(parsed.cluster !== undefined ? { cluster: parsed.cluster } : {}), ...(refused ? { refusal: ref.problems } : {}) });
   }
   pruneParseCache(cache, blobs);
-  return out;
+  return { desired: out, names };
 }
 
 /**
@@ -105,22 +128,33 @@ export async function scanDesired(tree: CommitTree, cache: ParseCache, onLayoutP
  * Values files are read wherever they are, so an instance with one under `status/` turns the memo off.
  */
 export class DesiredScan {
-  private last: { key: string; desired: Map<string, DesiredInstance>; problems: Problem[] } | undefined;
+  private last: { key: string; desired: Map<string, DesiredInstance>; names: Set<string>; problems: Problem[] } | undefined;
+  private lastNames: ReadonlySet<string> = new Set();
 
   constructor(private readonly cache: ParseCache) {}
 
-  async at(tree: CommitTree, onLayoutProblems?: (problems: Problem[]) => void): Promise<Map<string, DesiredInstance>> {
+  /** Every instance named in the tree of the last scan, in the scope or not. */
+  get names(): ReadonlySet<string> {
+    return this.lastNames;
+  }
+
+  /** The desired instances `scope` keeps (see scanScoped); every instance without a scope. */
+  async at(tree: CommitTree, onLayoutProblems?: (problems: Problem[]) => void, scope?: ScanScope): Promise<Map<string, DesiredInstance>> {
     const entries = (await tree.list('')).filter((e) => e.name !== 'status');
-    const memoKey = (await Promise.all(entries.map(async (e) => `${e.name}\0${(await tree.id(e.name)) ?? ''}`))).join('\n');
+    const ids = (await Promise.all(entries.map(async (e) => `${e.name}\0${(await tree.id(e.name)) ?? ''}`))).join('\n');
+    // A new scope (a shard member's share changed) is a new scan: the instances it now keeps were not read.
+    const memoKey = `${scope === undefined ? 'all' : `scope ${scope.version}`}\n${ids}`;
     if (this.last?.key === memoKey) {
       if (this.last.problems.length > 0) onLayoutProblems?.(this.last.problems);
+      this.lastNames = this.last.names;
       // Copies: the agent adds cluster values to fingerprints in place.
       return new Map([...this.last.desired].map(([id, d]) => [id, { ...d }]));
     }
     let problems: Problem[] = [];
-    const desired = await scanDesired(tree, this.cache, (p) => { problems = p; onLayoutProblems?.(p); });
+    const { desired, names } = await scanScoped(tree, this.cache, scope, (p) => { problems = p; onLayoutProblems?.(p); });
+    this.lastNames = names;
     const readsStatus = [...desired.values()].some((d) => this.cache.get(d.fingerprint.instance)?.valuesFiles.some((f) => underStatus(f)) === true);
-    this.last = readsStatus ? undefined : { key: memoKey, desired: new Map([...desired].map(([id, d]) => [id, { ...d }])), problems };
+    this.last = readsStatus ? undefined : { key: memoKey, desired: new Map([...desired].map(([id, d]) => [id, { ...d }])), names, problems };
     return desired;
   }
 }

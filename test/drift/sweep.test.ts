@@ -9,6 +9,8 @@ import { DEFAULT_RETRY } from '../../src/plans/retry.js';
 import { defaultHooks } from '../../src/plans/defaults.js';
 import type { EngineEvent } from '../../src/plans/events.js';
 import { DriftKeeper, desiredSetOf, repair, sweep, type DriftedObject, type KeeperInstance } from '../../src/drift/index.js';
+import { DRIFT_SWEEP_SLICE } from '../../src/drift/keeper.js';
+import { SWEEP_RENDERS } from '../../src/drift/sweep.js';
 import { deploy, driftOf, driftWorld, sweepAll, sweepInstance, until, webInstance, type DriftWorld, type TestInstance } from './world.js';
 
 let world: DriftWorld;
@@ -169,6 +171,75 @@ describe('drift checks of many instances at once (issue #20)', () => {
     expect(report.instances.map((d) => `${d.instance.namespace}/${d.instance.name}`)).toEqual(many.map((i) => `${i.key.namespace}/${i.key.name}`));
     expect(report.instances.map((d) => summary(d.objects))).toEqual([[], [], [], [`Deployment ${many[3]!.key.namespace}/${many[3]!.key.name} changed .spec.replicas by kubectl`], []]);
     expect(loading).toHaveLength(many.length);
+  });
+});
+
+describe('what a sweep holds and lists at once (issue #20)', () => {
+  let four: TestInstance[] = [];
+  const fourDeployed = async (): Promise<TestInstance[]> => (four = four.length > 0 ? four : [await deployed(), await deployed(), await deployed(), await deployed()]);
+
+  it('GIVEN deployed instances WHEN swept THEN the lists of managed objects return no checkpoint: checkpoints are listed once, by their own label', async () => {
+    const many = await fourDeployed();
+    const lists: { selector: string; checkpoints: number }[] = [];
+    const client = new Proxy(world.client, {
+      get: (target, prop) => {
+        if (prop === 'list') {
+          return async (...args: Parameters<typeof world.client.list>) => {
+            const page = await target.list(...args);
+            lists.push({ selector: args[3]?.labelSelector ?? '', checkpoints: page.items.filter((o) => o.metadata.labels?.['baton.dev/checkpoint'] === 'true').length });
+            return page;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const report = await sweep({ client, hooks: defaultHooks(), instances: many.map((i) => sweepInstance(i)) });
+    expect(report.instances.map((d) => d.errors)).toEqual([[], [], [], []]);
+    const byCheckpointLabel = lists.filter((l) => l.selector === 'baton.dev/checkpoint=true');
+    expect(byCheckpointLabel.reduce((sum, l) => sum + l.checkpoints, 0)).toBeGreaterThanOrEqual(many.length);
+    // Before: the managed ConfigMap list returned every checkpoint in the cluster a second time.
+    const managed = lists.filter((l) => !byCheckpointLabel.includes(l));
+    expect(managed.length).toBeGreaterThanOrEqual(4);
+    expect(managed.map((l) => l.checkpoints)).toEqual(managed.map(() => 0));
+  });
+
+  it('GIVEN more instances than a sweep renders at once WHEN swept THEN at most that many renders are in flight (before: every instance of a slice at once)', async () => {
+    const many = await fourDeployed();
+    let inFlight = 0;
+    let most = 0;
+    const instances = many.map((i) => ({
+      ...sweepInstance(i),
+      desired: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // Let every other render that may start, start.
+        for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+        inFlight--;
+        return desiredSetOf({ desired: i.desired, render: async () => i.plan });
+      },
+    }));
+    const report = await sweep({ client: world.client, hooks: defaultHooks(), instances, renderConcurrency: 2 });
+    expect(report.instances).toHaveLength(4);
+    expect(most).toBe(2);
+    expect(SWEEP_RENDERS).toBeLessThan(DRIFT_SWEEP_SLICE);
+  });
+
+  it('GIVEN a sweep in slices WHEN the agent stops during the first render THEN no further render, list or slice starts and no instance is reported', async () => {
+    const many = await fourDeployed();
+    const stop = new AbortController();
+    let loads = 0;
+    const keeper = new DriftKeeper({ client: world.client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(world.client), sliceSize: 2 });
+    const instances: KeeperInstance[] = many.map((i) => ({
+      key: i.key, contentId: `${i.key.name}-stop`, settings: { intervalMs: 60_000, policy: 'repair', retry: DEFAULT_RETRY },
+      load: async () => { loads++; stop.abort(); return { desired: i.desired, render: async () => i.plan }; },
+    }));
+    const report = await keeper.check(instances, stop.signal);
+    expect(report.stats.sweeps).toBe(1);
+    // The first slice's two checkpoints only: no managed object was listed after the stop.
+    expect(report.stats.kept).toBe(2);
+    expect(report.instances).toEqual([]);
+    expect(loads).toBeLessThanOrEqual(2);
   });
 });
 

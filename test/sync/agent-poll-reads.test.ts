@@ -48,4 +48,19 @@ describe('an agent polling N deployed instances', () => {
     // No request file exists: the scan's fingerprint says so, nothing looks it up per instance.
     expect(reads.filter((p) => p.startsWith('requests/'))).toEqual([]);
   });
+
+  it('GIVEN a new instance WHEN the agent deploys it THEN its instance file is read twice at most (the scan, then once for all its renders), not once per render', async () => {
+    const spy = vi.spyOn(CommitTree.prototype, 'read');
+    let reads: string[];
+    try {
+      await h.push({ 'instances/shop/site-new.yaml': instance({ VALUE: 'new' }) }, 'one more instance');
+      expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/site-new': 'complete' });
+      reads = spy.mock.calls.map(([path]) => path);
+    } finally {
+      spy.mockRestore();
+    }
+    // Before (issue #20): the plan render, each lifecycle plan's render for the inventory and the engine's
+    // renders each read and parsed it again.
+    expect(reads.filter((p) => p === 'instances/shop/site-new.yaml').length).toBeLessThanOrEqual(2);
+  });
 });

@@ -94,3 +94,30 @@ describe('the parse cache of instance files', () => {
     for (const d of last.values()) expect(cache.has((d as { fingerprint: { instance: string } }).fingerprint.instance)).toBe(true);
   });
 });
+
+describe('a shard member scanning its share (issue #20)', () => {
+  it('GIVEN 40 instances and a scope keeping 10 WHEN scanned THEN only those 10 files are read and parsed and kept, every instance is named, and a new scope version scans again', async () => {
+    const r = repo();
+    r.put('frameworks/small/1.0.0/framework.yaml', 'name: small\n');
+    for (let i = 0; i < 40; i++) r.put(`instances/ns-${i % 4}/app-${i}.yaml`, instance(`params:\n  N: "${i}"\n`));
+    const tree = await r.store.at(r.commit());
+    const cache = new Map();
+    const scan = new DesiredScan(cache);
+    const mine = new Set(Array.from({ length: 10 }, (_, i) => `ns-${(i * 4) % 4}/app-${i * 4}`));
+    const reads = vi.spyOn(tree, 'read');
+    const desired = await scan.at(tree, undefined, { version: 1, keeps: (id) => mine.has(id) });
+    expect([...desired.keys()].sort()).toEqual([...mine].sort());
+    // Before: every instance file was read and parsed, and its parse and desired state kept for the agent's lifetime.
+    const instanceReads = reads.mock.calls.map(([p]) => p).filter((p) => p.startsWith('instances/'));
+    expect(instanceReads.length).toBe(10);
+    expect(cache.size).toBe(10);
+    expect(scan.names.size).toBe(40);
+    // The same as scanning everything and filtering.
+    const all = await scanDesired(tree, new Map());
+    for (const id of mine) expect(desired.get(id)).toEqual(all.get(id));
+    // The share grows (a member left): the scope's new version scans again and keeps the new instances.
+    mine.add('ns-1/app-1');
+    expect((await scan.at(tree, undefined, { version: 1, keeps: (id) => mine.has(id) })).has('ns-1/app-1')).toBe(false);
+    expect((await scan.at(tree, undefined, { version: 2, keeps: (id) => mine.has(id) })).has('ns-1/app-1')).toBe(true);
+  });
+});
