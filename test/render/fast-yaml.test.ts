@@ -76,6 +76,19 @@ describe('fast YAML path', () => {
     expect(fastYaml('a"b: c\\d\nk: [x"]')).toEqual(['{"a\\"b":"c\\\\d","k":["x\\""]}']);
   });
 
+  // The pre-check (one scan for anything but printable ASCII and newlines) only decides whether the full checks run:
+  // every character outside printable ASCII still meets them, whole-text and per character.
+  it('declines texts with a character YAML forbids or the fast path leaves to js-yaml, and takes printable non-ASCII ones', () => {
+    const forbidden = ['\t', '\r', '\u0000', '\u0001', '\u001f', '\u007f', '\u0080', '\u0084', '\u0086', '\u009f', '\ufffe', '\uffff', '\ud800', '\udc00', 'x\udc00', '\ud83dx'];
+    for (const c of forbidden) {
+      for (const text of [`k: a${c}b`, `k: |\n  a${c}b\n`, `a${c}: 1`]) expect(fastYaml(text), JSON.stringify(text)).toBeUndefined();
+    }
+    expect(fastYaml('\ufeffa: 1')).toBeUndefined();
+    for (const c of ['\u0085', '\u00a0', '\u00e9', '\u2028', '\ufffd', '\ud83d\ude00', '\u4e2d']) {
+      for (const text of [`k: a${c}b`, `k: "a${c}b"`, `a${c}b: 1`]) expect(check(text), JSON.stringify(text)).toBe(true);
+    }
+  });
+
   const outputs = renderedOutputs();
 
   it('every template output of the repository\'s frameworks: exact, and the fast path takes most', async () => {
