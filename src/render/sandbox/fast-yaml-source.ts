@@ -47,7 +47,19 @@ export const FAST_YAML_SOURCE = String.raw`
   // Plain scalars come from the text, which has passed the checks at the top of fastYaml (no control characters,
   // no lone surrogates): as JSON, such a string only needs quotes, unless it holds a quote or a backslash.
   function plainJson(s) { return s.indexOf('"') < 0 && s.indexOf('\\') < 0 ? '"' + s + '"' : JSON.stringify(s); }
+  // A decimal integer of 1-15 digits without a leading zero, maybe negative (ports, replicas, sizes): the core schema's
+  // int type resolves it to the number those digits write, whose JSON text is the scalar itself ('0' too, not '-0':
+  // that is 0). Taken without the resolvers (null, bool, then int's character checks and parse, then JSON.stringify).
+  function isPlainDecimal(s) {
+    var n = s.length, i = s.charCodeAt(0) === 45 ? 1 : 0;
+    if (n - i < 1 || n - i > 15) return false;
+    var c = s.charCodeAt(i);
+    if (c < 49 || c > 57) return n === 1 && c === 48;
+    for (i++; i < n; i++) { c = s.charCodeAt(i); if (c < 48 || c > 57) return false; }
+    return true;
+  }
   function scalarJson(s) {
+    if (isPlainDecimal(s)) return s;
     var v = resolvePlain(s);
     if (v === s) return plainJson(s);
     var j = JSON.stringify(v);
