@@ -52,6 +52,11 @@ const EDGE_CASES = [
   'k:\n-\n- a', '-\n  a: 1', 'k: "\t"', 'k:\ta', '\ufeffa: 1', 'a: 1\r\nb: 2', 'k: "\u0001"', 'k: é ✓', 'é: ✓', 'k: [1, 2.5, -3, 0x1F, true, ~, null]',
   'k: { a: 1, a: 2 }', 'k: { "a": 1, a: 2 }', 'k: {1: a, 0x1: b}', 'a:\n  - b\n  -\n  - c', 'a: 1\n  # indented comment\nb: 2', 'k: a  ', 'k:    a',
   'k: |-\n  x\n\n', 'k: |\n  x\n---\nj: 1', 'k: |\n  # not a comment\n  x', 'k: |  # header comment\n  x', 'k: |\n  x\n # c\nj: 1',
+  // Decimal integers taken as their own JSON text (1-15 digits, no leading zero, maybe negative) and their neighbours,
+  // which go through the resolvers: zero and negative zero, leading zeros, signs, 16+ digits, underscores, exponents.
+  'k: 0', 'k: -0', 'k: 00', 'k: 0123', 'k: -5', 'k: -05', 'k: +5', 'k: 2181', 'k: 123456789012345', 'k: -123456789012345',
+  'k: 1234567890123456', 'k: 9007199254740993', 'k: 12345678901234567890', 'k: 1_0', 'k: 1e5', 'k: 12a', 'k: 1 2', 'k: [0, -0, 08, 2181, -1, +1]',
+  'k: {a: 0, b: -0, c: 007}', '- 42\n- -42\n- 042', '42: a\n-0: b',
   // Plain scalars and keys written as JSON by quoting alone unless they hold a quote or a backslash; quoted keys with escapes;
   // a line looked at twice (a value, then the next entry), and a '- key:' line rewritten after being looked at.
   'k: a"b', 'k: a\\b', 'k: C:\\dir\\x"y', 'a"b: 1', 'a\\b: 1', 'k: [a"b, c\\d]', 'k: {a"b: c\\d}', '"a\\nb": 1', '"a\\u0001": 1', '"\\ud800x": 1',
@@ -74,6 +79,20 @@ describe('fast YAML path', () => {
       expect(check(text), text).toBe(true);
     }
     expect(fastYaml('a"b: c\\d\nk: [x"]')).toEqual(['{"a\\"b":"c\\\\d","k":["x\\""]}']);
+    expect(fastYaml('a: 0\nb: -0\nc: 0123\nd: [2181, -5, 1234567890123456]')).toEqual(['{"a":0,"b":0,"c":123,"d":[2181,-5,1234567890123456]}']);
+  });
+
+  // The pre-check (one scan for anything but printable ASCII and newlines) only decides whether the full checks run:
+  // every character outside printable ASCII still meets them, whole-text and per character.
+  it('declines texts with a character YAML forbids or the fast path leaves to js-yaml, and takes printable non-ASCII ones', () => {
+    const forbidden = ['\t', '\r', '\u0000', '\u0001', '\u001f', '\u007f', '\u0080', '\u0084', '\u0086', '\u009f', '\ufffe', '\uffff', '\ud800', '\udc00', 'x\udc00', '\ud83dx'];
+    for (const c of forbidden) {
+      for (const text of [`k: a${c}b`, `k: |\n  a${c}b\n`, `a${c}: 1`]) expect(fastYaml(text), JSON.stringify(text)).toBeUndefined();
+    }
+    expect(fastYaml('\ufeffa: 1')).toBeUndefined();
+    for (const c of ['\u0085', '\u00a0', '\u00e9', '\u2028', '\ufffd', '\ud83d\ude00', '\u4e2d']) {
+      for (const text of [`k: a${c}b`, `k: "a${c}b"`, `a${c}b: 1`]) expect(check(text), JSON.stringify(text)).toBe(true);
+    }
   });
 
   const outputs = renderedOutputs();
