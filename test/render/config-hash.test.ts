@@ -1,7 +1,8 @@
 /**
  * The pod templates' config hash (`baton.dev/config-hash`) must not change between Baton versions for the same
  * configuration: a new value would roll every pod of every instance on upgrade. enhance.ts builds the hashed text
- * in its own ways for speed (its own key sort, parts fed to the hash one by one, one hash per configuration set);
+ * in its own ways for speed (its own key sort, the joined text hashed in one call, one hash per configuration set,
+ * its own walk of the pod spec's references);
  * these tests pin the text and the digest to the plain definition: sha256 over `Kind/name=<JSON with keys sorted
  * by Array.prototype.sort>` parts, sorted by kind then name, joined by newlines.
  */
@@ -51,5 +52,26 @@ describe('config hash', () => {
     expect(hashOf(objects[4]!)).toBe(digest(`ConfigMap/a=${content(objects[1]!)}`));
     expect(hashOf(objects[5]!)).toBe(hashOf(objects[4]!));
     expect(hashOf(objects[6]!)).toBeUndefined();
+  });
+  it('GIVEN references from every place of a pod spec (volumes, projected sources, envFrom, env of containers and init containers) and non-ASCII data THEN the hash covers exactly those, in kind then name order', () => {
+    const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data });
+    const sec = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'ns' }, data: { k: Buffer.from(name).toString('base64') } });
+    const configs = [cm('vol', { 'a.txt': 'é \u{1F600} "q"\n' }), cm('proj', { x: '1' }), cm('from', { y: '2' }), cm('key', { z: '3' }), cm('init', { w: '4' }), cm('unused', { u: '5' }),
+      sec('svol'), sec('sproj'), sec('sfrom'), sec('skey'), sec('sunused')];
+    const podSpec = {
+      volumes: [{ configMap: { name: 'vol' } }, { secret: { secretName: 'svol' } }, { projected: { sources: [{ configMap: { name: 'proj' } }, { secret: { name: 'sproj' } }, 'junk'] } }, 'junk', { secret: { name: 'unused' } }],
+      containers: [{ envFrom: [{ configMapRef: { name: 'from' } }, { secretRef: { name: 'sfrom' } }, 7], env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'key', key: 'z' } } }, { name: 'B', valueFrom: { secretKeyRef: { name: 'skey', key: 'k' } } }, { name: 'C', value: 'x' }] }, null],
+      initContainers: [{ env: [{ name: 'D', valueFrom: { configMapKeyRef: { name: 'init', key: 'w' } } }] }],
+    };
+    const workload: KubeObject = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'w', namespace: 'ns' }, spec: { jobTemplate: { spec: { template: { metadata: {}, spec: podSpec } } } } };
+    addConfigHashes([...configs, workload]);
+    const byName = new Map(configs.map((o) => [`${o.kind}/${o.metadata.name ?? ''}`, o]));
+    const part = (key: string): string => {
+      const o = byName.get(key)!;
+      return `${key}=${reference({ data: o.data ?? null, stringData: o.stringData ?? null, binaryData: o.binaryData ?? null })}`;
+    };
+    const expected = ['ConfigMap/from', 'ConfigMap/init', 'ConfigMap/key', 'ConfigMap/proj', 'ConfigMap/vol', 'Secret/sfrom', 'Secret/skey', 'Secret/sproj', 'Secret/svol'].map(part).join('\n');
+    const template = ((workload.spec as { jobTemplate: { spec: { template: { metadata: { annotations?: Record<string, string> } } } } }).jobTemplate.spec.template);
+    expect(template.metadata.annotations?.[ANNOTATION_CONFIG_HASH]).toBe(createHash('sha256').update(expected).digest('hex'));
   });
 });
