@@ -15,7 +15,7 @@ export interface ClusterWhere {
   server?: string;
 }
 
-export type ClusterProblem = 'unreachable' | 'unauthorized' | 'config' | 'server-changed' | 'identity-changed';
+export type ClusterProblem = 'unreachable' | 'unauthorized' | 'config' | 'identity-forbidden' | 'server-changed' | 'identity-changed';
 
 export function whereText(w: ClusterWhere): string {
   return [w.kubeconfig, ...(w.context !== undefined ? [`context ${w.context}`] : []), ...(w.server !== undefined ? [`server ${w.server}`] : [])].join(', ');
@@ -49,6 +49,35 @@ export class ClusterConfigError extends ClusterError {
   constructor(where: ClusterWhere, detail: string, cause?: unknown) {
     super('CLUSTER_CONFIG', 'config', where, detail, cause);
   }
+}
+
+/**
+ * The agent's account in a baton.yaml cluster may not `get` namespace kube-system, whose uid is the
+ * cluster's identity (identity.ts, read before anything else for an instance on the name). A setup
+ * problem of the cluster, so `CLUSTER_CONFIG`, but not one of its kubeconfig: the message names the
+ * account (from the API server's denial) and gives the two commands that grant exactly that permission.
+ */
+export class ClusterIdentityForbiddenError extends ClusterError {
+  /** The account the API server denied (`User "..."` of its message), when it said. */
+  readonly user: string | undefined;
+
+  constructor(where: ClusterWhere, denial: { status: number; reason: string; message: string }, cause?: unknown) {
+    const user = /User "([^"]+)"/.exec(denial.message)?.[1];
+    super('CLUSTER_CONFIG', 'identity-forbidden', where,
+      `the agent's account there${user !== undefined ? ` (User "${user}")` : ''} may not \`get\` namespace kube-system (${denial.status} ${denial.reason}), whose uid tells one cluster from another: Baton reads it before anything is read or written for an instance on "${where.cluster}" (docs/clusters.md, "A cluster's identity")`,
+      cause, undefined,
+      `nothing is read or written for instances on "${where.cluster}" until it may; allow it, as an administrator of that cluster: `
+      + `\`kubectl create clusterrole baton-cluster-identity --verb=get --resource=namespaces --resource-name=kube-system\` and `
+      + `\`kubectl create clusterrolebinding baton-cluster-identity --clusterrole=baton-cluster-identity ${subjectFlag(user)}\`; instances on other clusters go on`);
+    this.user = user;
+  }
+}
+
+/** The `kubectl create clusterrolebinding` flag naming the denied account. */
+function subjectFlag(user: string | undefined): string {
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user ?? '');
+  if (sa) return `--serviceaccount=${sa[1]}:${sa[2]}`;
+  return `--user=${user ?? '<the user of that kubeconfig>'}`;
 }
 
 /**
@@ -95,6 +124,7 @@ function headline(problem: ClusterProblem, cluster: string): string {
     case 'unreachable': return `cluster "${cluster}" cannot be reached`;
     case 'unauthorized': return `cluster "${cluster}" refused the agent's credentials`;
     case 'config': return `cluster "${cluster}" cannot be connected to`;
+    case 'identity-forbidden': return `cluster "${cluster}" does not let the agent read its identity`;
     case 'server-changed': return `cluster "${cluster}" in baton.yaml now reaches another API server`;
     case 'identity-changed': return `cluster "${cluster}" in baton.yaml now reaches another cluster`;
   }
@@ -106,6 +136,7 @@ function hint(problem: ClusterProblem, w: ClusterWhere, recorded?: string): stri
     case 'unreachable': return `try: is the cluster running and its server address right? \`${kubectl}\` shows what the agent sees; instances on other clusters go on`;
     case 'unauthorized': return `try: renew the token or client certificate of that kubeconfig user (\`${kubectl}\`); instances on other clusters go on`;
     case 'config': return `try: check baton.yaml clusters (kubeconfig, context, secret) and that the file or Secret exists and holds a kubeconfig; instances on other clusters go on`;
+    case 'identity-forbidden': return `allow the agent's account \`get\` on namespace kube-system there; instances on other clusters go on`;
     case 'identity-changed': return `point cluster "${w.cluster}" in baton.yaml back at the cluster it reached before; instances on other clusters go on`;
     case 'server-changed': return `Baton does not move instances between API servers: point cluster "${w.cluster}" in baton.yaml back at ${recorded ?? 'its server'} (another kubeconfig, context or credentials for that same server are fine); to move instances to ${w.server ?? 'the new server'}, remove their files while the name still reaches ${recorded ?? 'their server'} (the agent removes them there), then declare the new server under a new name (or under this one once its entry in the agent's cluster record is forgotten, docs/clusters.md) and add them again; nothing is read or written for the instance until then; instances on other clusters go on`;
   }

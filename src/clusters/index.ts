@@ -5,7 +5,7 @@
  */
 export { OWN_CLUSTER, clusterDecl, clusterMoveProblem, clusterServerChangeProblem, clusterNames, clusterViolations, type ClusterFacts } from './rules.js';
 export { ClusterClient, type ConnectContext } from './connect.js';
-export { ClusterConfigError, ClusterError, ClusterIdentityChangedError, ClusterServerChangedError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterProblem, type ClusterWhere } from './errors.js';
+export { ClusterConfigError, ClusterError, ClusterIdentityChangedError, ClusterIdentityForbiddenError, ClusterServerChangedError, ClusterUnauthorizedError, ClusterUnreachableError, type ClusterProblem, type ClusterWhere } from './errors.js';
 export { ClusterRouter, type RouterOptions } from './router.js';
 export { assignTargets, type AssignInput, type PreviousTarget, type TargetedInstance } from './assign.js';
 export { describeTarget, targetText, type ClusterTarget, type LocalKubeconfig } from './describe.js';

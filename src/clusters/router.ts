@@ -12,7 +12,7 @@ import type { EngineEvent } from '../plans/events.js';
 import { KubeEventRecorder, type KubeEventRecorderOptions, type PlanEventSink } from '../plans/kube-events.js';
 import type { ClusterDecl } from '../render/schemas.js';
 import { ClusterClient, type ConnectContext } from './connect.js';
-import { ClusterConfigError, ClusterIdentityChangedError, ClusterServerChangedError } from './errors.js';
+import { ClusterConfigError, ClusterIdentityChangedError, ClusterIdentityForbiddenError, ClusterServerChangedError } from './errors.js';
 import { IdentityRecordError, type ClusterIdentityRecord } from './identity.js';
 import { KubeApiError } from '../kube/errors.js';
 import { errorMessage } from '../errors.js';
@@ -231,7 +231,8 @@ export class ClusterRouter {
       uid = (await target.client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' }))?.metadata.uid;
     } catch (err) {
       if (!(err instanceof KubeApiError)) throw err;
-      throw new ClusterConfigError(target.client.where(), `the agent's account there cannot read namespace kube-system (${err.status} ${err.reason}), whose uid tells one cluster from another: allow it \`get\` on namespaces`, err);
+      if (err.status === 403) throw new ClusterIdentityForbiddenError(target.client.where(), { status: err.status, reason: err.reason, message: err.message }, err);
+      throw new ClusterConfigError(target.client.where(), `reading its namespace kube-system, whose uid tells one cluster from another, failed (${err.status} ${err.reason}: ${err.message}); nothing is read or written for instances on "${target.decl.name}" until it succeeds`, err);
     }
     if (uid === undefined || uid === '') throw new ClusterConfigError(target.client.where(), 'it has no namespace kube-system with a uid, by which Baton tells one cluster from another');
     const server = target.client.serverUrl ?? '';

@@ -15,6 +15,7 @@ import {
   scheduleProblems,
   type FileTree,
   type Framework,
+  type FrameworkCache,
   type Instance,
   type Problem,
   type Renderer,
@@ -84,12 +85,14 @@ export interface SourceOptions {
   values?: ValuesContext;
   /** Watches each child an Instance task reconciles (the agent records the child's own status from it). */
   observeChild?: (child: ChildIdentity) => ChildObserver | undefined;
+  /** The caller's framework versions by tree id (the agent's one cache, also for children); absent: loaded at every render. */
+  frameworks?: FrameworkCache;
 }
 
 export async function loadInstanceSource(tree: FileTree, instanceFile: string, renderer: Renderer, extras: DesiredExtras = {}, options: SourceOptions = {}): Promise<InstanceSource> {
   const inst = await loadInstanceOnce(tree, instanceFile);
   if (!inst.ok) throw new RenderProblemsError(inst.problems);
-  const fw = await loadInstanceFramework(tree, inst.value);
+  const fw = await loadInstanceFramework(tree, inst.value, options.frameworks);
   if (!fw.ok) throw new RenderProblemsError([...inst.problems, ...fw.problems]);
   // The same framework checks as `baton validate` (duplicate tasks or parameters, a pattern RE2 refuses,
   // an unknown trigger...): a framework validate rejects is never applied.
@@ -120,7 +123,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
   const initialPipes = cluster && pipeDecls.length > 0 ? await readPipes(cluster, inst.value, pipeDecls) : { values: {}, secrets: [] };
   const render = async (plan: string, args: Record<string, string>): Promise<RenderedPlan> => {
     const pipes = cluster && pipeDecls.length > 0 ? (await readPipes(cluster, inst.value, pipeDecls)).values : initialPipes.values;
-    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved, pipes });
+    const result = await renderInstancePlan(tree, instanceFile, { plan, args, renderer, resolved, pipes, ...(options.frameworks ? { frameworks: options.frameworks } : {}) });
     if (!result.ok) throw new RenderProblemsError(result.problems);
     return result.plan;
   };

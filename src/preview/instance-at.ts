@@ -8,7 +8,7 @@
 import { desiredStateOf } from '../plans/desired.js';
 import type { DesiredState } from '../plans/selection.js';
 import { frameworkProblems, hasErrors, loadInstance, loadInstanceFramework, loadSettings } from '../render/index.js';
-import type { FileTree, Framework, Instance, Problem } from '../render/index.js';
+import type { FileTree, Framework, FrameworkCache, Instance, Problem } from '../render/index.js';
 import type { TenantDecl } from '../render/schemas.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { resolveInstanceParams } from '../secrets/resolve-params.js';
@@ -19,7 +19,8 @@ export type InstanceAt =
   | { ok: true; instance: Instance; framework: Framework; values: Record<string, unknown>; sensitiveValues: string[]; desired: DesiredState; text: string; notes: Problem[]; tenants?: readonly TenantDecl[] }
   | { ok: false; problems: Problem[]; sensitiveValues: string[]; text: string };
 
-export async function instanceAt(tree: FileTree, file: string, values: ValuesContext = {}): Promise<InstanceAt> {
+/** `frameworks`: the preview's framework versions by tree id (an unchanged version is parsed once for the base, the head and every instance). */
+export async function instanceAt(tree: FileTree, file: string, values: ValuesContext = {}, frameworks?: FrameworkCache): Promise<InstanceAt> {
   const bytes = await tree.read(file);
   const text = bytes === undefined ? '' : new TextDecoder().decode(bytes);
   const inst = await loadInstance(tree, file);
@@ -33,7 +34,7 @@ export async function instanceAt(tree: FileTree, file: string, values: ValuesCon
     ...clusterViolations(settings.value.decl.clusters, { file: inst.value.file, cluster: inst.value.decl.cluster, locate: (path) => inst.value.source.locate(path) }),
   ];
   if (hasErrors(tenancy)) return { ok: false, problems: tenancy, sensitiveValues: [], text };
-  const fw = await loadInstanceFramework(tree, inst.value);
+  const fw = await loadInstanceFramework(tree, inst.value, frameworks);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [], text };
   // As the agent: a framework that validate rejects is refused, not previewed as if it would run.
   const unsound = frameworkProblems(fw.value).filter((p) => p.severity === 'error');

@@ -8,7 +8,7 @@ import type { KubeClient } from '../kube/client.js';
 import { refKey, refOf } from '../kube/object.js';
 import { desiredStoredValues, selectPlan, type PreviousState, type Selection } from '../plans/selection.js';
 import { frameworkDigest } from '../render/digest.js';
-import { appliedObjectsOf, listFrameworks, loadFramework, maskSensitive, ownershipProblems, scanLayout, type FileTree, type InstanceObjects, type Problem, type RenderedPlan, type Renderer } from '../render/index.js';
+import { appliedObjectsOf, FrameworkCache, listFrameworks, loadFramework, maskSensitive, ownershipProblems, scanLayout, type FileTree, type InstanceObjects, type Problem, type RenderedPlan, type Renderer } from '../render/index.js';
 import { instanceAt, type InstanceAt } from './instance-at.js';
 import { liveChanges } from './live.js';
 import { diffObject, indexByRef, prunedRefs, type Masker } from './object-diff.js';
@@ -57,10 +57,12 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
   const targets = clusterTargets(input.base, input.head, input.local ?? {});
   // Instances on a cluster whose baton.yaml declaration changes are affected too (CLUSTER_SERVER_CHANGED).
   const redeclared = await targets.redeclared();
+  // One cache for this preview: the base and the head share the versions their tree ids say are the same.
+  const fwCache = new FrameworkCache();
   for (const file of files) {
-    const before = baseFiles.includes(file) ? await instanceAt(input.base, file, input.values) : undefined;
+    const before = baseFiles.includes(file) ? await instanceAt(input.base, file, input.values, fwCache) : undefined;
     const layoutErrors = headLayout.instances.find((i) => i.file === file)?.problems ?? [];
-    let after = headFiles.includes(file) ? await instanceAt(input.head, file, input.values) : undefined;
+    let after = headFiles.includes(file) ? await instanceAt(input.head, file, input.values, fwCache) : undefined;
     if (after !== undefined) headAt.set(file, after);
     // Refused by the layout (a second file for it, a symbolic link): as the agent refuses it.
     if (after !== undefined && layoutErrors.length > 0) after = { ok: false, problems: layoutErrors, sensitiveValues: [], text: after.text };
@@ -72,7 +74,7 @@ export async function buildPreview(input: PreviewInput): Promise<PreviewReport> 
     instances.push({ ...preview.instance, cluster: side.target, ...(side.from ? { clusterFrom: side.from } : {}), ...(side.redeclared ? { clusterRedeclared: side.redeclared } : {}) });
   }
   problems.push(...(await ownershipConflicts(headAt, input.renderer)).map(located));
-  const frameworks = await frameworkChanges(input.base, input.head, headFiles);
+  const frameworks = await frameworkChanges(input.base, input.head, headFiles, fwCache);
   const acceptable = problems.length === 0 && instances.every((i) => i.outcome !== 'refused');
   const runs = instances.filter((i) => i.outcome === 'run').map((i) => headFiles.find((f) => f.startsWith(`instances/${i.instance.namespace}/${i.instance.name}.`))).filter((f): f is string => f !== undefined);
   const order = await orderOfFiles(input.head, runs);
@@ -224,12 +226,12 @@ function detailLines(details: Record<string, unknown>): string[] {
   return Object.entries(details).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
 }
 
-async function frameworkChanges(base: FileTree, head: FileTree, headInstances: string[]): Promise<FrameworkPreview[]> {
+async function frameworkChanges(base: FileTree, head: FileTree, headInstances: string[], fwCache: FrameworkCache): Promise<FrameworkPreview[]> {
   const [b, h] = await Promise.all([listFrameworks(base), listFrameworks(head)]);
   const key = (f: { name: string; version: string }): string => `${f.name}@${f.version}`;
   const all = new Map([...b, ...h].map((f) => [key(f), f]));
   const out: FrameworkPreview[] = [];
-  const uses = await instanceUses(head, headInstances);
+  const uses = await instanceUses(head, headInstances, fwCache);
   for (const [k, f] of [...all].sort(([x], [y]) => x.localeCompare(y))) {
     const inBase = b.some((x) => key(x) === k);
     const inHead = h.some((x) => key(x) === k);
@@ -259,10 +261,10 @@ async function digestAt(tree: FileTree, f: { name: string; version: string }): P
   }
 }
 
-async function instanceUses(tree: FileTree, files: string[]): Promise<{ id: string; framework: string; version: string }[]> {
+async function instanceUses(tree: FileTree, files: string[], fwCache: FrameworkCache): Promise<{ id: string; framework: string; version: string }[]> {
   const out = [];
   for (const file of files) {
-    const state = await instanceAt(tree, file, { lenient: true });
+    const state = await instanceAt(tree, file, { lenient: true }, fwCache);
     if (!state.ok) continue;
     const id = idOf(file);
     out.push({ id: `${id.namespace}/${id.name}`, framework: state.framework.name, version: state.framework.version });

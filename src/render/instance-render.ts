@@ -6,9 +6,9 @@
 import type { Framework, Instance, Loaded, RepositorySettings } from './model.js';
 import { renderPlan, type RenderResult } from './plan.js';
 import { hasErrors, problem, type Problem } from './problems.js';
-import { FrameworkCache } from './framework-cache.js';
+import type { FrameworkCache } from './framework-cache.js';
 import { InstanceCache } from './instance-cache.js';
-import { loadSettings } from './repository.js';
+import { loadFramework, loadSettings } from './repository.js';
 import type { Renderer } from './sandbox/renderer.js';
 import type { FileTree } from './tree.js';
 import { resolveInstanceParams, type InstanceParams } from '../secrets/resolve-params.js';
@@ -27,6 +27,8 @@ export interface RenderInstanceOptions {
   resolved?: InstanceParams;
   /** Pipe outputs read from the cluster (`pipes.<task>.<file>`); absent: empty files. */
   pipes?: Record<string, Record<string, string>>;
+  /** The caller's framework versions by tree id (the agent's one cache); absent: loaded at every render. */
+  frameworks?: FrameworkCache;
 }
 
 export type InstanceRenderResult =
@@ -34,15 +36,32 @@ export type InstanceRenderResult =
   | { ok: false; problems: Problem[]; sensitiveValues: string[] };
 
 /**
- * Framework versions loaded for instance renders, by their folder's Git tree id (framework-cache.ts:
- * content-addressed, so never stale; at most 32 versions). A plan run renders its instance several
- * times (the plan, each lifecycle plan for the inventory and drift) and every render loaded and parsed
- * framework.yaml and params.yaml again: YAML parsing was about half of what an agent allocated at
- * 1,000 instances, garbage that raised its peak RSS (issue #20). A tree without ids (a working
- * directory: `baton render`, `baton validate`) loads every time, as before.
+ * Loads the framework version an instance points at, with located problems when it does not exist.
+ * `frameworks` is the caller's cache (framework-cache.ts: by the folder's Git tree id, so never stale,
+ * and bounded): a long-running caller (the agent) hands its own, so a plan run that renders its instance
+ * several times (the plan, each lifecycle plan for the inventory and drift) parses framework.yaml and
+ * params.yaml once, not at every render (issue #20). There is no module-wide cache: two agents in one
+ * process, or two test files in one worker, would share its entries and its bound. Without a cache (a
+ * one-shot command on a working directory, which has no tree ids anyway) the version is loaded every time.
  */
-const frameworks = new FrameworkCache();
-/** Instance files loaded for renders, by path and blob id (instance-cache.ts). */
+export async function loadInstanceFramework(tree: FileTree, instance: Instance, frameworks?: FrameworkCache): Promise<Loaded<Framework>> {
+  const { framework, version } = instance.decl;
+  const src = instance.source;
+  const versions = (await tree.list(`frameworks/${framework}`)).filter((e) => e.type === 'dir').map((e) => e.name);
+  if (versions.length === 0) {
+    return { ok: false, problems: [problem({ code: 'INSTANCE_FRAMEWORK_UNKNOWN', file: instance.file, path: ['framework'], ...src.locate(['framework']), message: `framework "${framework}" does not exist under frameworks/` })] };
+  }
+  if (!versions.includes(version)) {
+    return { ok: false, problems: [problem({ code: 'INSTANCE_VERSION_UNKNOWN', file: instance.file, path: ['version'], ...src.locate(['version']), message: `framework ${framework} has no version ${version} (available: ${versions.join(', ')})` })] };
+  }
+  return frameworks ? frameworks.load(tree, framework, version) : loadFramework(tree, framework, version);
+}
+
+/**
+ * Instance files loaded for renders, by path and blob id (instance-cache.ts). Unlike framework versions this
+ * cache is process-wide: an entry is one small parsed file keyed by its content's blob id (never stale), 64
+ * at most, so two agents in one process sharing it costs nothing but hits.
+ */
 const instances = new InstanceCache();
 
 /** The instance file at `path` as `loadInstance` loads it, from the process's cache when the tree has ids. */
@@ -55,25 +74,6 @@ export function instanceFileLoads(): number {
   return instances.loads;
 }
 
-/** Loads the framework version an instance points at, with located problems when it does not exist. */
-export async function loadInstanceFramework(tree: FileTree, instance: Instance): Promise<Loaded<Framework>> {
-  const { framework, version } = instance.decl;
-  const src = instance.source;
-  const versions = (await tree.list(`frameworks/${framework}`)).filter((e) => e.type === 'dir').map((e) => e.name);
-  if (versions.length === 0) {
-    return { ok: false, problems: [problem({ code: 'INSTANCE_FRAMEWORK_UNKNOWN', file: instance.file, path: ['framework'], ...src.locate(['framework']), message: `framework "${framework}" does not exist under frameworks/` })] };
-  }
-  if (!versions.includes(version)) {
-    return { ok: false, problems: [problem({ code: 'INSTANCE_VERSION_UNKNOWN', file: instance.file, path: ['version'], ...src.locate(['version']), message: `framework ${framework} has no version ${version} (available: ${versions.join(', ')})` })] };
-  }
-  return frameworks.load(tree, framework, version);
-}
-
-/** Framework versions loadInstanceFramework loaded from a tree, not from its cache (tests). */
-export function instanceFrameworkLoads(): number {
-  return frameworks.loads;
-}
-
 function withTenancy(result: Extract<RenderResult, { ok: true }>, violations: Problem[]): RenderResult {
   return violations.length === 0 ? result : { ok: false, problems: [...result.problems, ...violations] };
 }
@@ -83,7 +83,7 @@ export async function renderInstancePlan(tree: FileTree, instanceFile: string, o
   if (!settings.ok) return { ok: false, problems: settings.problems, sensitiveValues: [] };
   const inst = await loadInstanceOnce(tree, instanceFile);
   if (!inst.ok) return { ok: false, problems: inst.problems, sensitiveValues: [] };
-  const fw = await loadInstanceFramework(tree, inst.value);
+  const fw = await loadInstanceFramework(tree, inst.value, options.frameworks);
   if (!fw.ok) return { ok: false, problems: [...inst.problems, ...fw.problems], sensitiveValues: [] };
   const resolved = options.resolved ?? (await resolveInstanceParams(tree, inst.value, fw.value, options.values));
   const tenants = settings.value.decl.tenants;

@@ -182,7 +182,11 @@ export class Agent {
   private readonly stopSignal = new AbortController();
   private readonly driftLoop: DriftLoop | undefined;
   private readonly recoveryLoop: RecoveryLoop;
-  /** Framework versions loaded by the pod pass and beside running plans, by tree id (issue #20). */
+  /**
+   * The agent's one cache of framework versions, by tree id (issue #20): handed to everything that loads
+   * one (instance runs and their renders, drift, dependencies, the pod pass, requests beside a plan), so
+   * each version is parsed once per agent and the bound (FRAMEWORK_CACHE_ENTRIES) is this agent's alone.
+   */
   private readonly frameworks = new FrameworkCache();
   /** Ids of the desired-state content of the last pass (status commits do not change it): a new one retries failed instances. */
   private lastContent: string | undefined;
@@ -258,10 +262,14 @@ export class Agent {
       busy: (id) => this.workers.has(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       runPlan: (desired, request, reason, after) => this.runRequested(desired, request, reason, after),
-      frameworks: this.frameworks,
       log: this.log,
       now: () => this.now(),
     }, options.podCheckIntervalMs);
+  }
+
+  /** The agent's framework cache (tests read its counts; nothing outside the agent loads through it). */
+  get frameworkCache(): FrameworkCache {
+    return this.frameworks;
   }
 
   /** The next pass checks every instance for drift (a webhook, `baton plan check`). */
@@ -533,7 +541,7 @@ export class Agent {
 
   private runDeps(): InstanceRunDeps {
     return {
-      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, store: this.store, writer: this.writer, records: this.records,
+      client: this.options.client, checkpoints: this.options.checkpoints, hooks: this.options.hooks, renderer: this.options.renderer, frameworks: this.frameworks, store: this.store, writer: this.writer, records: this.records,
       now: () => this.now().toISOString(), ...(this.options.onEngineEvent ? { onEngineEvent: this.options.onEngineEvent } : {}),
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
       ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),

@@ -9,7 +9,7 @@ import { loadInstanceSource, type InstanceSource } from '../plans/instance-sourc
 import type { InstanceRunDeps, InstanceRunInput } from './instance-run.js';
 import type { Fingerprint, InstanceKey, WaitingStatus } from './status-file.js';
 import type { KubeClient } from '../kube/client.js';
-import type { FileTree, Renderer } from '../render/index.js';
+import type { FileTree, FrameworkCache, Renderer } from '../render/index.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import type { StatusReporter } from './status-reporter.js';
 import type { RunOutcome } from './instance-run.js';
@@ -20,6 +20,8 @@ export type NotReady = Extract<DependencyState, { ready: false }>;
 export interface DependencyLookup {
   client: KubeClient;
   renderer: Renderer;
+  /** The agent's framework versions by tree id; absent (`baton apply`, a directory): loaded each time. */
+  frameworks?: FrameworkCache;
   /** The repository at the commit (the agent) or on disk (`baton apply`): the dependencies' files. */
   tree: FileTree;
   now: () => Date;
@@ -41,7 +43,7 @@ export async function notReadyDependencies(lookup: DependencyLookup, source: Ins
     }
     const values = lookup.valuesFor?.(key);
     // The dependency's desired state as its file reads now; its generated values are only read.
-    const load = (): Promise<InstanceSource> => loadInstanceSource(lookup.tree, file, lookup.renderer, {}, { values: { ...values, generatedReadOnly: true } });
+    const load = (): Promise<InstanceSource> => loadInstanceSource(lookup.tree, file, lookup.renderer, {}, { values: { ...values, generatedReadOnly: true }, ...(lookup.frameworks ? { frameworks: lookup.frameworks } : {}) });
     // Read in the dependency's own cluster (docs/clusters.md).
     const state = await dependencyState(lookup.readerFor?.(key) ?? lookup.client, key, load, lookup.now());
     if (!state.ready) out.push(state);
@@ -53,7 +55,7 @@ export async function notReadyDependencies(lookup: DependencyLookup, source: Ins
 export async function dependenciesNotReady(deps: InstanceRunDeps, input: InstanceRunInput, source: InstanceSource): Promise<NotReady[]> {
   // A removal never waits.
   if (input.desired === undefined) return [];
-  return notReadyDependencies({ client: deps.client, renderer: deps.renderer, tree: input.tree, now: () => new Date(deps.now()), ...(deps.valuesFor ? { valuesFor: deps.valuesFor } : {}), ...(deps.readerFor ? { readerFor: deps.readerFor } : {}) }, source);
+  return notReadyDependencies({ client: deps.client, renderer: deps.renderer, frameworks: deps.frameworks, tree: input.tree, now: () => new Date(deps.now()), ...(deps.valuesFor ? { valuesFor: deps.valuesFor } : {}), ...(deps.readerFor ? { readerFor: deps.readerFor } : {}) }, source);
 }
 
 export function waitingStatus(waits: readonly NotReady[], since: string): WaitingStatus {

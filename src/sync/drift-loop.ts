@@ -202,7 +202,7 @@ export class DriftLoop {
       ...readerOf(deps, d.key),
       load: async () => {
         const values = deps.valuesFor?.(d.key);
-        const source = await loadInstanceSource(tree, d.file, deps.renderer, {}, values ? { values } : {});
+        const source = await loadInstanceSource(tree, d.file, deps.renderer, {}, { ...(values ? { values } : {}), frameworks: deps.frameworks });
         this.sensitive.set(id, source.sensitiveValues);
         return source;
       },

@@ -11,7 +11,7 @@ import type { PlanEventSink } from '../plans/kube-events.js';
 import { loadInstanceSource, type InstanceSource } from '../plans/instance-source.js';
 import type { ValuesContext } from '../secrets/instance-values.js';
 import { reconcile, type ReconcileResult } from '../plans/reconcile.js';
-import { RenderProblemsError, maskSensitive, problemLocation, type Renderer } from '../render/index.js';
+import { RenderProblemsError, maskSensitive, problemLocation, type FrameworkCache, type Renderer } from '../render/index.js';
 import { errorMessage } from '../errors.js';
 import type { CommitTree, ObjectStore } from '../git/tree.js';
 import { parseRequestFile, requestPath, triggerOf, type OperatorRequest } from './request-file.js';
@@ -48,6 +48,8 @@ export interface InstanceRunDeps {
   checkpoints: CheckpointStore;
   hooks: EngineHooks;
   renderer: Renderer;
+  /** The agent's one cache of framework versions (by tree id): every load of the render path goes through it. */
+  frameworks: FrameworkCache;
   store: ObjectStore;
   writer: StatusWriter;
   /** The last status written for each instance: transitions are derived against it (see transitions.ts). */
@@ -370,7 +372,7 @@ async function operatorsFirst(deps: InstanceRunDeps, input: InstanceRunInput, at
 async function loadSource(deps: InstanceRunDeps, input: InstanceRunInput, file: string): Promise<{ source: InstanceSource; requests: OperatorRequest[] }> {
   const values = deps.valuesFor?.(input.key);
   // Children of Instance tasks get status files of their own (child-status.ts).
-  const options = { ...(values ? { values } : {}), observeChild: childStatusObserver(deps, input.commit) };
+  const options = { ...(values ? { values } : {}), observeChild: childStatusObserver(deps, input.commit), frameworks: deps.frameworks };
   if (input.desired === undefined) {
     // Removed: the framework and values it was applied with are in the commit it was applied at.
     const at = input.previous?.sourceCommit;

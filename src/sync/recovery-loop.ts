@@ -12,7 +12,6 @@ import { errorMessage } from '../errors.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
 import type { EngineEvent } from '../plans/events.js';
-import type { FrameworkCache } from '../render/index.js';
 import { nextCare, recordRecoveryPlanRuns, recoveryRequestId, runDecommission, runPodAction, RECOVERY_ACTOR, type CareWork, type PodRequest } from '../recovery/index.js';
 import type { AgentLog, InstanceReport } from './agent.js';
 import { driftReporter, OneCommitEach, recordRunTransitions, repairListener } from './drift-report.js';
@@ -29,8 +28,6 @@ export interface RecoveryHost {
   asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
   /** A framework plan run once for the request id, with arguments (POD=<pod>), as the instance's worker; `after` runs in the worker once the run ended. */
   runPlan(desired: DesiredInstance, request: { id: string; plan: string; args: Record<string, string> }, reason: string, after?: () => Promise<void>): Promise<InstanceReport>;
-  /** The agent's loaded framework versions by tree id: a version is parsed once, not per instance per pass. */
-  frameworks: FrameworkCache;
   log: AgentLog;
   now(): Date;
 }
@@ -105,7 +102,8 @@ export class RecoveryLoop {
     // The scan's fingerprint holds the request file's blob id (none: no file) and the framework folder's tree id.
     const requestBlob = d.fingerprint.request;
     const requests = requestBlob === undefined ? [] : await this.podRequestsByBlob.get(requestBlob, () => podRequests(input.tree, d.key));
-    const fw = await this.host.frameworks.load(input.tree, d.framework.name, d.framework.version, d.fingerprint.framework);
+    // The agent's one framework cache (deps): a version is parsed once, not per instance per pass.
+    const fw = await this.host.deps().frameworks.load(input.tree, d.framework.name, d.framework.version, d.fingerprint.framework);
     const recovery = fw.ok ? fw.value.decl.recovery : undefined;
     const decommission = fw.ok ? fw.value.decl.decommission : undefined;
     if (requests.length === 0 && recovery === undefined && decommission === undefined) return undefined;

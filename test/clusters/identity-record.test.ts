@@ -4,7 +4,7 @@
  * what was recorded, agents recording at once agree, and an entry edited into something else is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { ClusterIdentityRecord, identityRecordName } from '../../src/clusters/index.js';
+import { ClusterIdentityForbiddenError, ClusterIdentityRecord, identityRecordName } from '../../src/clusters/index.js';
 import { clusterForFile } from '../helpers/engine-harness.js';
 
 describe('the record of cluster identities', () => {
@@ -46,5 +46,22 @@ describe('the record of cluster identities', () => {
     await expect(r.confirm('edge', { uid: 'uid-a', server: 'https://a' })).rejects.toThrow(`ConfigMap baton-system/${r.name} key edge: expected JSON {"uid": "<kube-system namespace uid>"`);
     expect(((await world.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'baton-system', name: r.name }))?.data as Record<string, string>).edge).toBe('uid-a');
     expect(r.forgetCommand('edge')).toBe(`kubectl -n baton-system patch configmap ${r.name} --type json -p '[{"op":"remove","path":"/data/edge"}]'`);
+  });
+});
+
+describe('the error of an account that may not read kube-system', () => {
+  const where = { cluster: 'edge', kubeconfig: "the agent's kubeconfig", context: 'edge-eu-1' };
+  const denial = (user: string): { status: number; reason: string; message: string } => ({ status: 403, reason: 'Forbidden', message: `namespaces "kube-system" is forbidden: User "${user}" cannot get resource "namespaces" in API group "" at the cluster scope` });
+
+  it('GIVEN a ServiceAccount denied THEN the binding command names it as a ServiceAccount; a User as a user; an unnamed account as a placeholder', () => {
+    const sa = new ClusterIdentityForbiddenError(where, denial('system:serviceaccount:baton-system:baton-agent'));
+    expect(sa.code).toBe('CLUSTER_CONFIG');
+    expect(sa.user).toBe('system:serviceaccount:baton-system:baton-agent');
+    expect(sa.message).toContain('cluster "edge" does not let the agent read its identity (the agent\'s kubeconfig, context edge-eu-1): the agent\'s account there (User "system:serviceaccount:baton-system:baton-agent") may not `get` namespace kube-system (403 Forbidden)');
+    expect(sa.message).toContain('--clusterrole=baton-cluster-identity --serviceaccount=baton-system:baton-agent`');
+    expect(new ClusterIdentityForbiddenError(where, denial('alice')).message).toContain('--clusterrole=baton-cluster-identity --user=alice`');
+    const unnamed = new ClusterIdentityForbiddenError(where, { status: 403, reason: 'Forbidden', message: 'forbidden' });
+    expect(unnamed.message).toContain("the agent's account there may not `get`");
+    expect(unnamed.message).toContain('--user=<the user of that kubeconfig>`');
   });
 });

@@ -11,6 +11,8 @@ export interface AgentProcess {
   pid: number;
   /** The `msg` of every log line so far. */
   logs: string[];
+  /** The same lines with the time the agent logged them (ms since the epoch; the line's `time`, else when it arrived). */
+  timed: { at: number; msg: string }[];
   /** Resolves with the exit code (or the signal's name). */
   exited: Promise<number | string>;
   /** Resolves with the first log line (so far or to come) matching `pattern`. */
@@ -25,6 +27,7 @@ export function startAgentProcess(args: string[], env: NodeJS.ProcessEnv): Agent
   const entry = built ? [join(ROOT, 'bin', 'baton.js')] : ['--import', 'tsx', join(ROOT, 'src', 'cli', 'run.ts')];
   const child = spawn(process.execPath, [...entry, 'agent', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
+  const timed: { at: number; msg: string }[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   let rest = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -33,13 +36,16 @@ export function startAgentProcess(args: string[], env: NodeJS.ProcessEnv): Agent
     rest = lines.pop() ?? '';
     for (const line of lines) {
       let msg = line;
+      let at = Date.now();
       try {
-        const parsed = (JSON.parse(line) as { msg?: unknown }).msg;
-        if (typeof parsed === 'string') msg = parsed;
+        const parsed = JSON.parse(line) as { msg?: unknown; time?: unknown };
+        if (typeof parsed.msg === 'string') msg = parsed.msg;
+        if (typeof parsed.time === 'string' && Number.isFinite(Date.parse(parsed.time))) at = Date.parse(parsed.time);
       } catch {
         // not a log line (a stack trace): kept as is
       }
       logs.push(msg);
+      timed.push({ at, msg });
       for (const w of [...waiters]) if (w.pattern.test(msg)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(msg); }
     }
   });
@@ -49,6 +55,7 @@ export function startAgentProcess(args: string[], env: NodeJS.ProcessEnv): Agent
     child,
     pid: child.pid ?? -1,
     logs,
+    timed,
     exited,
     waitForLog(pattern, timeoutMs) {
       const seen = logs.find((l) => pattern.test(l));

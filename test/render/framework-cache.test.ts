@@ -2,12 +2,13 @@
  * Issue 20: FrameworkCache loads a framework version once per folder tree id. GIVEN a tree whose
  * framework folder id is its content WHEN the same version is asked for again THEN it is not read
  * again; WHEN its files change THEN the new content is loaded (never stale); the cache holds at most
- * its bound; a tree without ids is read every time.
+ * its bound; a tree without ids is read every time. Instance renders use the cache their caller hands
+ * them (the agent's one): there is no module-wide cache shared by every caller in the process.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FrameworkCache } from '../../src/render/framework-cache.js';
-import { instanceFrameworkLoads, loadInstanceFramework } from '../../src/render/instance-render.js';
+import { loadInstanceFramework } from '../../src/render/instance-render.js';
 import { loadInstance } from '../../src/render/repository.js';
 import { MemoryTree, type FileTree, type TreeEntry } from '../../src/render/tree.js';
 import { webFramework } from '../sync/fixtures.js';
@@ -89,28 +90,49 @@ describe('FrameworkCache', () => {
 });
 
 describe('the framework of instance renders (issue #20)', () => {
-  it('GIVEN instances of one framework version WHEN each is rendered again and again THEN framework.yaml is read and parsed once, not at every render', async () => {
-    const files = { ...webFramework('3.1.4'), 'instances/shop/a.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n', 'instances/shop/b.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n' };
-    const tree = new CountingTree(files);
-    const frameworkReads = (): number => reads.filter((p) => p.endsWith('/framework.yaml')).length;
+  const files = { ...webFramework('3.1.4'), 'instances/shop/a.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n', 'instances/shop/b.yaml': 'apiVersion: baton.dev/v1alpha1\nkind: Instance\nframework: web\nversion: 3.1.4\n' };
+  /** A tree with content ids that records every path read. */
+  function recording(initial: Record<string, string>): { tree: CountingTree; counting: FileTree; frameworkReads: () => number } {
+    const tree = new CountingTree({ ...initial });
     const reads: string[] = [];
     const counting: FileTree = { id: (p) => tree.id(p), list: (d) => tree.list(d), read: (p) => { reads.push(p); return tree.read(p); } };
-    const before = instanceFrameworkLoads();
-    for (let round = 0; round < 3; round++) {
-      for (const file of ['instances/shop/a.yaml', 'instances/shop/b.yaml']) {
-        const inst = await loadInstance(counting, file);
-        expect(inst.ok).toBe(true);
-        const fw = inst.ok ? await loadInstanceFramework(counting, inst.value) : undefined;
-        expect(fw?.ok && fw.value.version).toBe('3.1.4');
-      }
+    return { tree, counting, frameworkReads: () => reads.filter((p) => p.endsWith('/framework.yaml')).length };
+  }
+  async function loadBoth(counting: FileTree, cache?: FrameworkCache): Promise<void> {
+    for (const file of ['instances/shop/a.yaml', 'instances/shop/b.yaml']) {
+      const inst = await loadInstance(counting, file);
+      expect(inst.ok).toBe(true);
+      const fw = inst.ok ? await loadInstanceFramework(counting, inst.value, cache) : undefined;
+      expect(fw?.ok && fw.value.version).toBe('3.1.4');
     }
+  }
+
+  it('GIVEN instances of one framework version and the caller\'s cache WHEN each is rendered again and again THEN framework.yaml is read and parsed once, not at every render', async () => {
+    const { tree, counting, frameworkReads } = recording(files);
+    const cache = new FrameworkCache();
+    for (let round = 0; round < 3; round++) await loadBoth(counting, cache);
     expect(frameworkReads()).toBe(1);
-    expect(instanceFrameworkLoads() - before).toBe(1);
+    expect(cache.loads).toBe(1);
     // Changed files are a new tree id: loaded again, never stale.
     Object.assign(tree.files, webFramework('3.1.4', 'recovery: { permanent: replace }\n'));
     const inst = await loadInstance(counting, 'instances/shop/a.yaml');
-    const fw = inst.ok ? await loadInstanceFramework(counting, inst.value) : undefined;
+    const fw = inst.ok ? await loadInstanceFramework(counting, inst.value, cache) : undefined;
     expect(fw?.ok && fw.value.decl.recovery?.permanent).toBe('replace');
     expect(frameworkReads()).toBe(2);
+  });
+
+  it('GIVEN no module-wide cache WHEN two callers load the same version with caches of their own THEN neither is served from the other\'s; without a cache it is loaded every time', async () => {
+    const { counting, frameworkReads } = recording(files);
+    const first = new FrameworkCache();
+    const second = new FrameworkCache();
+    await loadBoth(counting, first);
+    await loadBoth(counting, second);
+    expect([first.loads, second.loads]).toEqual([1, 1]);
+    expect(frameworkReads()).toBe(2);
+    // A caller that hands no cache (a one-shot command) shares nobody's: read at every load.
+    await loadBoth(counting);
+    await loadBoth(counting);
+    expect(frameworkReads()).toBe(6);
+    expect([first.loads, second.loads]).toEqual([1, 1]);
   });
 });

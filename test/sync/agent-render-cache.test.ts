@@ -1,7 +1,8 @@
 /**
  * Issue 14: unchanged inputs are never rendered twice by the agent. GIVEN deployed instances WHEN the agent
  * polls again with nothing changed (or only a file no instance reads) THEN the sandbox renders nothing; WHEN one instance's values change THEN
- * only that instance renders again.
+ * only that instance renders again; an instance run loads its framework through the agent's one cache
+ * (no module-wide cache beside it).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../../src/sync/agent.js';
@@ -53,5 +54,24 @@ describe('the agent renders unchanged inputs once', () => {
     expect(outcomeKinds(await agent.pass())).toMatchObject({ 'shop/site': 'complete' });
     expect(rendered.slice(before).length).toBeGreaterThan(0);
     expect(new Set(rendered.slice(before))).toEqual(new Set(['site']));
+  });
+
+  it('GIVEN the framework unchanged WHEN an instance runs again THEN its loads and renders go through the agent\'s one framework cache and nothing is parsed again', async () => {
+    const cache = agent.frameworkCache;
+    const loads = cache.loads;
+    const load = vi.spyOn(cache, 'load');
+    try {
+      await world.user.pull();
+      world.user.write('instances/shop/blog.yaml', instance({ VALUE: 'three' }));
+      world.user.commit('blog: new value');
+      await world.user.push();
+      expect(outcomeKinds(await agent.pass())).toMatchObject({ 'shop/blog': 'complete' });
+      // The render path asks without a tree id (the pod pass hands the scan's): it asked this cache.
+      expect(load.mock.calls.filter((args) => args[3] === undefined).length).toBeGreaterThan(0);
+      expect(cache.loads).toBe(loads);
+      expect(cache.size).toBe(1);
+    } finally {
+      load.mockRestore();
+    }
   });
 });
