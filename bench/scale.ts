@@ -413,10 +413,9 @@ function cpuUntilNow(agents: readonly AgentProc[], victim: AgentProc | undefined
 }
 
 /**
- * Every checkpoint in one list. It was one get per instance (1,000 gets in a row took seconds under
- * load, 10,000 far longer): a survivor that applied and completed its own instance's steps meanwhile
- * had them read COMPLETE and counted as applied again (all of the 78-2,306 "rerun" steps measured on
- * 2026-11-24, docs/scale-out.md).
+ * Every checkpoint in one list. It was one get per instance, in a row (seconds at 1,000 under load):
+ * a survivor that applied and completed its own instance's steps meanwhile had them read COMPLETE
+ * and counted as applied again (all 8 "rerun" steps of a run on 2026-11-24, docs/scale-out.md).
  */
 async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>): Promise<Snapshot> {
   const list = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true` });
