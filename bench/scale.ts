@@ -1,14 +1,15 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."] [--phantom-members K]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--kill-at 0.5] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."] [--phantom-members K]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
  * talking to the cluster through a recording proxy in this process (to tell who applied what).
  * Measured: time until every instance is COMPLETE in Git, peak RSS of each agent process (VmHWM),
  * status transitions lost (a run COMPLETE in its checkpoint without its plan-complete commit, or any
- * history defect), and, killing one agent (SIGKILL) when half the instances are done: seconds until
- * every survivor acts under a member set without it, and completed steps applied again afterwards
- * (from the checkpoints read right after the kill). Then an idle poll of the repository by an agent
+ * history defect), and, killing one agent (SIGKILL) when a fraction of the instances are done
+ * (`--kill-at`, default half): seconds until every survivor acts under a member set without it, and
+ * completed steps applied again afterwards (from the checkpoints read right after the kill): real
+ * applies of the killed member's instances (`rerunSteps`), of the others' apart, and drift dry runs. Then an idle poll of the repository by an agent
  * vs a bare `git fetch` of it, alternating (medians). Kubernetes Events are off in the agents.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +23,7 @@ import { gitCpuBySubcommand, gitShim, machineBusySeconds, procTimes, round1, typ
 import { benchWorkdir } from './_workdir.js';
 import { GitMirror } from '../src/git/index.js';
 import { createKubeClient } from '../src/kube/http-client.js';
-import { ConfigMapCheckpointStore } from '../src/plans/checkpoint-configmap.js';
+import { CHECKPOINT_LABEL, ConfigMapCheckpointStore, instanceOfCheckpoint, parseCheckpointConfigMap } from '../src/plans/checkpoint-configmap.js';
 import { defaultHooks } from '../src/plans/defaults.js';
 import { Renderer } from '../src/render/index.js';
 import { Agent } from '../src/sync/agent.js';
@@ -31,6 +32,7 @@ import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, SHARD_
 import type { KubeClient } from '../src/kube/client.js';
 import type { KubeObject } from '../src/kube/object.js';
 import { recordingProxy, type RecordingProxy } from '../test/helpers/recording-proxy.js';
+import { rerunAfterKill, type Snapshot } from './_rerun.js';
 import { checkHistory } from '../test/helpers/transitions.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -116,6 +118,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const agentCount = numberArg(args, 'agents', 4);
   const concurrency = numberArg(args, 'concurrency', 16);
   const kill = !args.includes('--no-kill');
+  // `--kill-at F`: the kill comes once a fraction F of the instances is COMPLETE in Git (at 0.5 the
+  // victim's instances may all be done before its lease runs out: nothing is taken over mid-plan).
+  const killAt = numberArg(args, 'kill-at', 0.5);
+  if (killAt >= 1) throw new Error(`--kill-at expects a fraction below 1, got ${killAt}`);
   // `--heap-snapshot`: the last agent writes a V8 heap snapshot when 60% of the instances are COMPLETE
   // (node --heapsnapshot-signal), into a directory kept after the run (its path is in the figures).
   const heapDir = args.includes('--heap-snapshot') ? mkdtempSync(join(tmpdir(), 'baton-bench-heap-')) : undefined;
@@ -232,7 +238,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     };
     let killedAt: number | undefined;
     let takeoverMs: number | undefined;
-    let snapshot = new Map<string, Set<string>>();
+    let snapshot: Snapshot = { steps: new Map(), readAt: 0 };
     const victim = agents[0];
     /** Kill until every survivor acts under a member set without the killed member (from their logs). */
     const takeover = (): number | undefined => {
@@ -275,13 +281,14 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${done}/${target} COMPLETE; agents running (RSS MiB): ${running.map((a) => `${a.name} ${Math.round(currentRssKiB(a.child.pid) / 1024)}`).join(', ')}; load ${(loadavg()[0] ?? 0).toFixed(1)}\n`);
       }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
-      if (kill && killedAt === undefined && done >= target / 2 && victim) {
+      if (kill && killedAt === undefined && done >= target * killAt && victim) {
         if (cpuBreakdown) victim.cpu = procTimes(victim.child.pid);
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
         await victim.exited;
-        // What the killed agent had completed: every checkpoint's COMPLETE steps, read now (nobody else acts on them yet).
-        snapshot = await completedSteps(client, keys);
+        // Every checkpoint's COMPLETE steps, read now in one list (the survivors go on with their own
+        // instances meanwhile: only applies after the read count, see rerunAfterKill).
+        snapshot = await completedSteps(client);
       }
       takeoverMs ??= takeover();
       if (heapDir !== undefined && !heapTaken && done >= target * 0.6) {
@@ -318,16 +325,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const exitedEarly = agents.filter((a) => a !== (killedAt !== undefined ? victim : undefined) && (a.child.exitCode !== null || a.child.signalCode !== null));
 
     // Completed steps applied again after the kill (a step in flight at the kill may rightly run again).
-    let rerunSteps = 0;
-    if (killedAt !== undefined) {
-      const after = proxies.flatMap((p) => p.writes(killedAt)).filter((r) => r.method === 'PATCH');
-      const applied = new Set(after.map((r) => r.path.split('?')[0] ?? ''));
-      for (const k of keys) {
-        const steps = snapshot.get(`${k.namespace}/${k.name}`) ?? new Set();
-        if (steps.has('config') && applied.has(`/api/v1/namespaces/${k.namespace}/configmaps/${k.name}`)) rerunSteps++;
-        if (steps.has('app') && applied.has(`/apis/apps/v1/namespaces/${k.namespace}/deployments/${k.name}`)) rerunSteps++;
-      }
-    }
+    const rerun = killedAt !== undefined && victim !== undefined ? rerunAfterKill(proxies.map((p) => p.requests), agents.indexOf(victim), killedAt, keys, snapshot) : undefined;
+    const rerunSteps = rerun?.victimApplies ?? 0;
     // Status commits lost: runs COMPLETE in their checkpoint without their plan-complete commit; defects of the record.
     await sleep(3000);
     const history = checkHistory(env, origin);
@@ -370,7 +369,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
       leaseDurationSeconds: leaseSeconds,
       ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),
+      killAtFraction: kill ? killAt : null,
       rerunSteps,
+      ...(rerun !== undefined ? { rerunAfterKill: rerun } : {}),
       // Every API call of the agents (the recording proxies), per instance: reads, writes and watches.
       agentCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.self, 0) * 1000) / target),
       agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / target),
@@ -426,17 +427,24 @@ function cpuUntilNow(agents: readonly AgentProc[], victim: AgentProc | undefined
   return { ...ours, machineBusy: round1(machine), otherProcesses: round1(machine - counted), perAgent, agentsGitBySubcommand: git };
 }
 
-/** Per instance, the names of its active run's COMPLETE steps. */
-async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>, keys: readonly { namespace: string; name: string }[]): Promise<Map<string, Set<string>>> {
-  const store = new ConfigMapCheckpointStore(client);
-  const out = new Map<string, Set<string>>();
-  for (const k of keys) {
-    const run = (await store.load(k))?.checkpoint.active;
-    const steps = new Set<string>();
-    for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') steps.add(step.name);
-    out.set(`${k.namespace}/${k.name}`, steps);
+/**
+ * Every checkpoint in one list. It was one get per instance, in a row (seconds at 1,000 under load):
+ * a survivor that applied and completed its own instance's steps meanwhile had them read COMPLETE
+ * and counted as applied again (all 8 "rerun" steps of a run on 2026-11-24, docs/scale-out.md).
+ */
+async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>): Promise<Snapshot> {
+  const list = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true` });
+  const readAt = Date.now();
+  const steps = new Map<string, Set<string>>();
+  for (const cm of list.items) {
+    const key = instanceOfCheckpoint(cm);
+    if (key === undefined) continue;
+    const run = parseCheckpointConfigMap(cm, key).checkpoint.active;
+    const done = new Set<string>();
+    for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') done.add(step.name);
+    steps.set(`${key.namespace}/${key.name}`, done);
   }
-  return out;
+  return { steps, readAt };
 }
 
 /**
