@@ -9,17 +9,20 @@
  */
 import type { Framework, Loaded } from './model.js';
 import { frameworkDir, loadFramework } from './repository.js';
+import { PromiseLru } from './promise-lru.js';
 import type { FileTree } from './tree.js';
 
 /** Framework versions kept at most (a repository holds few; the bound keeps a long-lived agent's memory flat). */
 export const FRAMEWORK_CACHE_ENTRIES = 32;
 
 export class FrameworkCache {
-  /** Loads by `name/version@treeId`, least recently used first (Map order); concurrent callers share one load. */
-  private readonly entries = new Map<string, Promise<Loaded<Framework>>>();
+  /** Loads by `name/version@treeId`. */
+  private readonly entries: PromiseLru<Loaded<Framework>>;
   private loadCount = 0;
 
-  constructor(private readonly maxEntries = FRAMEWORK_CACHE_ENTRIES) {}
+  constructor(maxEntries = FRAMEWORK_CACHE_ENTRIES) {
+    this.entries = new PromiseLru(maxEntries);
+  }
 
   /** Framework versions loaded from the tree so far (not answered from the cache). */
   get loads(): number {
@@ -41,25 +44,8 @@ export class FrameworkCache {
       this.loadCount++;
       return loadFramework(tree, name, version);
     }
-    const key = `${name}/${version}@${id}`;
-    const known = this.entries.get(key);
-    if (known !== undefined) {
-      // Most recently used now: moved to the end of the Map's order.
-      this.entries.delete(key);
-      this.entries.set(key, known);
-      return known;
-    }
-    this.loadCount++;
-    const loading = loadFramework(tree, name, version);
-    this.entries.set(key, loading);
-    // A read that failed (not a framework with problems, which is content too) is tried again next time.
-    void loading.catch(() => {
-      if (this.entries.get(key) === loading) this.entries.delete(key);
-    });
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldest);
-    }
-    return loading;
+    const { value, loaded } = this.entries.get(`${name}/${version}@${id}`, () => loadFramework(tree, name, version));
+    if (loaded) this.loadCount++;
+    return value;
   }
 }

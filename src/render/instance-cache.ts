@@ -10,16 +10,19 @@
  */
 import type { Instance, Loaded } from './model.js';
 import { loadInstance } from './repository.js';
+import { PromiseLru } from './promise-lru.js';
 import { normalizeTreePath, type FileTree } from './tree.js';
 
 /** Instance files kept at most (least recently used dropped): about the renders in flight at once. */
 export const INSTANCE_CACHE_ENTRIES = 64;
 
 export class InstanceCache {
-  private readonly entries = new Map<string, Promise<Loaded<Instance>>>();
+  private readonly entries: PromiseLru<Loaded<Instance>>;
   private loadCount = 0;
 
-  constructor(private readonly maxEntries = INSTANCE_CACHE_ENTRIES) {}
+  constructor(maxEntries = INSTANCE_CACHE_ENTRIES) {
+    this.entries = new PromiseLru(maxEntries);
+  }
 
   /** Instance files loaded from a tree so far (not answered from the cache). */
   get loads(): number {
@@ -44,25 +47,8 @@ export class InstanceCache {
       this.loadCount++;
       return loadInstance(tree, path);
     }
-    const known = this.entries.get(key);
-    if (known !== undefined) {
-      // Most recently used now: moved to the end of the Map's order.
-      this.entries.delete(key);
-      this.entries.set(key, known);
-      return known;
-    }
-    this.loadCount++;
-    const loading = loadInstance(tree, path);
-    this.entries.set(key, loading);
-    // A read that failed is tried again next time (a file with problems is content, and kept).
-    const kept = key;
-    void loading.catch(() => {
-      if (this.entries.get(kept) === loading) this.entries.delete(kept);
-    });
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldest);
-    }
-    return loading;
+    const { value, loaded } = this.entries.get(key, () => loadInstance(tree, path));
+    if (loaded) this.loadCount++;
+    return value;
   }
 }
