@@ -128,6 +128,17 @@ class RenewerThread {
   }
 
   /** Ends the thread without giving the Lease up (it was lost, or never held). Idempotent. */
+  /** Gives the Lease up from the thread, then ends it; never throws (a Lease not given up expires on its own). */
+  async releaseAndClose(): Promise<void> {
+    try {
+      await this.request({ type: 'stop', release: true });
+    } catch {
+      // Logged by the thread, or the thread is gone: nothing more to do here.
+    } finally {
+      this.close();
+    }
+  }
+
   close(): void {
     this.closing = true;
     clearInterval(this.beat);
@@ -236,14 +247,8 @@ export class ThreadedMemberLease implements MemberLeaseHandle {
   }
 
   /** Deletes the Lease and ends the thread; never throws (the Lease expires on its own otherwise). */
-  async release(): Promise<void> {
-    try {
-      await this.thread.request({ type: 'stop', release: true });
-    } catch {
-      // Logged by the thread, or the thread is gone: nothing more to do here.
-    } finally {
-      this.thread.close();
-    }
+  release(): Promise<void> {
+    return this.thread.releaseAndClose();
   }
 
   close(): void {
@@ -287,14 +292,8 @@ export class ThreadedLeaderElector {
   }
 
   /** Gives the Lease up (empty holder) and ends the thread; never throws. */
-  async release(): Promise<void> {
-    try {
-      await this.thread.request({ type: 'stop', release: true });
-    } catch {
-      // As ThreadedMemberLease.release.
-    } finally {
-      this.thread.close();
-    }
+  release(): Promise<void> {
+    return this.thread.releaseAndClose();
   }
 
   close(): void {
