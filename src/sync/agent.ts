@@ -250,6 +250,7 @@ export class Agent {
       status: (id) => this.statuses.get(id),
       setStatus: (id, status) => this.statuses.set(id, status),
       busy: (id) => this.workers.has(id),
+      mayRecord: (id) => this.mayAct(id) && this.holdsRecord(id),
       asWorker: (key, reason, desired, work) => this.work(key, reason, desired.fingerprint, false, this.lastScanned, work, undefined, true),
       replan: (desired, reason) => this.replan(desired, reason),
       stopped: this.stopSignal.signal,

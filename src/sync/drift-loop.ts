@@ -26,6 +26,11 @@ export interface DriftHost {
   status(id: string): InstanceStatus | undefined;
   setStatus(id: string, status: InstanceStatus): void;
   busy(id: string): boolean;
+  /**
+   * Whether the agent may write the instance's status now: it may act on it and decides with its own
+   * record (a shard member that let go of it, or has not read it back from the branch, may not).
+   */
+  mayRecord(id: string): boolean;
   /** Runs `work` as the instance's worker: one at a time per instance, superseded by a newer desired state. */
   asWorker(key: InstanceKey, reason: string, desired: DesiredInstance, work: (signal: AbortSignal) => Promise<{ outcome: RunOutcome; status?: InstanceStatus }>): Promise<InstanceReport>;
   /** A plan run for the instance at this commit, as for a change (the engine selects deploy when the checkpoint is gone). */
@@ -130,19 +135,33 @@ export class DriftLoop {
     const sections: LiveSections = { health: healthSectionOf(result), drift: driftSectionOf(result, policy) };
     const deps = this.host.deps();
     const checkpoint = result.checkpointMissing ? undefined : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
-    if (this.host.busy(id)) return undefined;
+    // The sweep is not the instance's worker: while it ran, a shard member may have let go of the
+    // instance (its record went with it). Written against no record, the checkpoint's run would be
+    // recorded again (issue: duplicated runs while members join). Asked again after every wait below.
+    if (this.host.busy(id) || !this.host.mayRecord(id)) return undefined;
     const sensitive = this.sensitive.get(id) ?? [];
     const reporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, c.status, checkpoint, () => sections, sensitive);
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
-    const between = (): Promise<void> => deps.writer.flushIfPending().catch(() => undefined);
-    const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
-    // What a command run directly against the cluster did meanwhile (`baton plan pause --kubeconfig`...):
-    // the checkpoint has it and the record not; recorded now, once (docs/operations.md).
-    if (checkpoint !== undefined) {
-      const operators = unrecordedControl(c.status, checkpoint).length;
-      if (reporter.recordTransitions().length + operators > 0) await between();
+    const stillMine = (): void => { if (!this.host.mayRecord(id)) throw new LetGoMeanwhile(id); };
+    const between = async (): Promise<void> => {
+      await deps.writer.flushIfPending().catch(() => undefined);
+      stillMine();
+    };
+    try {
+      const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
+      stillMine();
+      // What a command run directly against the cluster did meanwhile (`baton plan pause --kubeconfig`...):
+      // the checkpoint has it and the record not; recorded now, once (docs/operations.md).
+      if (checkpoint !== undefined) {
+        const operators = unrecordedControl(c.status, checkpoint).length;
+        if (reporter.recordTransitions().length + operators > 0) await between();
+      }
+      if (recovered > 0 && !sameLive(c.status, sections)) await between();
+    } catch (err) {
+      // What was written before is pushed when the member lets go; its next owner derives the rest.
+      if (err instanceof LetGoMeanwhile) return undefined;
+      throw err;
     }
-    if (recovered > 0 && !sameLive(c.status, sections)) await between();
     if (!sameLive(c.status, sections)) {
       recordDriftCheck(reporter, sections);
       for (const e of liveEvents(c.status, sections)) deps.kubeEvents?.recordInstance(c.instance.key, e.type, e.reason, e.message, sensitive);
@@ -207,6 +226,13 @@ export class DriftLoop {
         return source;
       },
     };
+  }
+}
+
+/** A drift check's instance is no longer the agent's to write (a shard member let go of it while it waited). */
+class LetGoMeanwhile extends Error {
+  constructor(readonly instance: string) {
+    super(`${instance}: let go of while its drift check was recorded`);
   }
 }
 

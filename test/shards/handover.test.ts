@@ -5,9 +5,13 @@
  * act on. A stale record derives transitions the previous owner already recorded: they would land twice.
  * The same holds for a member that lets go of an instance while one of its passes is under way: that
  * pass must not count the instance as read, or the member decides with no record when it comes back.
+ * Nor may a drift check that was under way when the member let go record anything for the instance:
+ * its record is gone with the release, and the transitions derived against no record are the run's again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { DriftKeeper } from '../../src/drift/index.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
@@ -15,7 +19,7 @@ import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/owners
 import { gitAsync } from '../helpers/git-server.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
-import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { API, agentWorld, gatedFramework, instance, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
 
 /** Ownership the test sets: which instances the member claims by its view, and which it may act on. */
 class SetOwnership implements InstanceOwnership {
@@ -141,5 +145,42 @@ describe('an instance handed from one shard member to another', () => {
     // Per transition (a shard member's commit may record several).
     const lateEvents = late.commits.map((c) => `${c.event}\t${c.author}`).filter((e) => /^(plan|phase)-/.test(e));
     expect(lateEvents).toEqual(['plan-started\tAgent c', 'phase-complete\tAgent c', 'phase-complete\tAgent c', 'plan-complete\tAgent c']);
+  });
+
+  it('GIVEN a drift check under way WHEN the member lets go of the instance meanwhile THEN the check records nothing for it (its run is not recorded again)', async () => {
+    const id = 'shop/drifty';
+    await world.user.pull();
+    world.user.write('instances/shop/drifty.yaml', instance({ VALUE: 'drifty' }));
+    world.user.commit('an instance checked for drift');
+    await world.user.push();
+    const own = new SetOwnership();
+    own.set([id], [id]);
+    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
+    const e = testAgent(mirrorOf(world, 'agent-e'), client, renderer, { ownership: own, drift, author: { name: 'Agent e', email: 'e@example.com' } });
+    agents.push(e);
+    await e.start();
+    expect((await e.pass()).reports.find((r) => r.instance === id)?.outcome.kind).toBe('complete');
+
+    // The next drift sweep waits until the member has let go of the instance (another member's now).
+    const check = drift.check.bind(drift);
+    let sweeping = false;
+    let letGo: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => { letGo = resolve; });
+    drift.check = async (due) => {
+      sweeping = true;
+      await released;
+      return check(due);
+    };
+    const pass = e.pass({ drift: 'all' });
+    await until(() => sweeping, 60_000, 'the drift sweep under way', 20);
+    own.set([], []);
+    await e.release(() => false);
+    letGo();
+    await pass;
+    await e.writer.flush();
+
+    expect(checkHistory(world.sandbox.env, world.origin, { instances: [id] }).defects).toEqual([]);
+    const events = (await gitAsync(world.sandbox.env, world.origin, 'log', '--reverse', '--format=%(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main', '--', 'status/shop/drifty.yaml')).split('\n').filter((e) => e !== '');
+    expect(events.filter((ev) => ev === 'plan-started')).toHaveLength(1);
   });
 });
