@@ -13,6 +13,7 @@
  * lists a commit's values of a key in the order of its transitions.
  */
 import { formatMessage, groupTrailers, trailerLines, type Trailers } from '../git/trailers.js';
+import { TRAILER } from './trailers.js';
 
 /** Opens each transition's block in a commit of several transitions; its value is the transition's summary. */
 export const TRANSITION_TRAILER = 'Baton-Transition';
@@ -36,7 +37,7 @@ export function formatStatusMessage(entries: readonly StatusMessageEntry[]): str
   if (first === undefined) throw new RangeError('a status commit records at least one transition');
   if (entries.length === 1) return formatMessage(first.summary, first.body, first.trailers);
   const oneLine = (s: string): string => s.replace(/[\r\n]+/g, ' ').trim();
-  const instances = new Set(entries.map((e) => e.trailers.find(([k]) => k === 'Baton-Instance')?.[1] ?? e.summary));
+  const instances = new Set(entries.map((e) => e.trailers.find(([k]) => k === TRAILER.instance)?.[1] ?? e.summary));
   const subject = `status: ${entries.length} transitions of ${instances.size} instance${instances.size === 1 ? '' : 's'}`;
   const bodies = entries.filter((e) => e.body !== undefined && e.body.trim() !== '').map((e) => `${oneLine(e.summary)}\n${e.body?.trim() ?? ''}`);
   const trailers = entries.flatMap((e) => [[TRANSITION_TRAILER, e.summary] as const, ...e.trailers]);
