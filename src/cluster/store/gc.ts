@@ -45,6 +45,19 @@ export function beginDeletion(core: Core, key: string, obj: KubeObject, policy: 
   return { kind: 'deleted', object: gone };
 }
 
+/**
+ * The garbage collector's absent-owner rule: an object whose owners are all gone is deleted. A
+ * controller acting on a cached view can create or re-own a dependent just after its owner went;
+ * without this the dependent would live for ever.
+ */
+export function collectIfOwnersAbsent(core: Core, key: string, obj: KubeObject): void {
+  const refs = obj.metadata.ownerReferences ?? [];
+  if (refs.length === 0 || obj.metadata.deletionTimestamp !== undefined) return;
+  if (refs.some((r) => core.byUid.has(r.uid))) return;
+  beginDeletion(core, key, obj, 'Background');
+  collectGarbage(core);
+}
+
 /** Work a deletion unblocks: the object's dependents, its waiting owners, its terminating namespace. */
 export function enqueueAfterDelete(core: Core, gone: KubeObject): void {
   const uid = gone.metadata.uid ?? '';

@@ -11,7 +11,7 @@ import { Core, storageKey } from './core.js';
 import { afterWrite } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { alreadyExists, badRequest, cause, forbidden, invalid, notFound, staleConflict } from './errors.js';
-import { collectGarbage, enqueueAfterDelete } from './gc.js';
+import { collectGarbage, collectIfOwnersAbsent, enqueueAfterDelete } from './gc.js';
 import { recordUpdate } from './ssa/managed.js';
 import type { ResourceType, UpdateOptions, WriteOptions } from './types.js';
 import { apiVersionOf } from './types.js';
@@ -106,6 +106,7 @@ export function createObject(core: Core, type: ResourceType, namespace: string |
   if (opts.dryRun) return obj;
   const stored = core.commit(storageKey(type), 'ADDED', obj);
   afterWrite(core, type, stored, undefined);
+  collectIfOwnersAbsent(core, storageKey(type), stored);
   return stored;
 }
 
@@ -171,6 +172,7 @@ function commitReplacement(core: Core, type: ResourceType, old: KubeObject, next
   const stored = core.commit(key, 'MODIFIED', next, old);
   afterWrite(core, type, stored, old);
   if (m.deletionTimestamp !== undefined) collectGarbage(core, [stored.metadata.uid ?? '']);
+  else collectIfOwnersAbsent(core, key, stored);
   return stored;
 }
 

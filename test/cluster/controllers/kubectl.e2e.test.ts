@@ -202,13 +202,13 @@ spec:
     await ok('create', 'deployment', 'web', '-n', ns, '--image=nginx:1', '--replicas=2');
     await ok('rollout', 'status', '-n', ns, 'deployment/web', '--timeout=20s');
     await ok('delete', '-n', ns, 'deployment/web');
-    await until(async () => (await jsonOf('get', 'rs,pods', '-n', ns)).items.length === 0, 5000, 'cascade');
+    await until(async () => (await jsonOf('get', 'rs,pods', '-n', ns)).items.length === 0, 20_000, 'cascade');
 
     await ok('create', 'deployment', 'api', '-n', ns, '--image=nginx:1', '--replicas=2');
     await apply(ns, 'apiVersion: v1\nkind: Service\nmetadata: { name: api }\nspec: { selector: { app: api }, ports: [{ port: 80, targetPort: 8080 }] }\n');
     await ok('rollout', 'status', '-n', ns, 'deployment/api', '--timeout=20s');
     await ok('delete', 'namespace', ns, '--timeout=20s');
-    await until(async () => (await c.kubectl(['get', 'namespace', ns], { bin })).code !== 0, 8000, 'namespace gone');
+    await until(async () => (await c.kubectl(['get', 'namespace', ns], { bin })).code !== 0, 20_000, 'namespace gone');
     expect((await jsonOf('get', 'pods,rs,deploy,svc', '-A')).items.filter((o) => o.metadata.namespace === ns)).toEqual([]);
   });
 });

@@ -88,6 +88,29 @@ describe('garbage collection through ownerReferences', () => {
     store.delete(t.cm, 'default', 'owner-b');
     expect(store.list(t.pod, 'default').items).toEqual([]);
   });
+
+  // A controller acting on its cached view can create a dependent just after the owner went (the
+  // cascade test of kubectl.e2e saw a ReplicaSet's Pod outlive it). The real garbage collector deletes
+  // objects whose every owner is absent; so must we, or the dependent lives for ever.
+  it('GIVEN a dependent created or updated to point at owners that are all gone THEN it is collected; one living owner keeps it', () => {
+    const { store, t } = family();
+    const rs = store.get(t.rs, 'default', 'web-1');
+    store.delete(t.deploy, 'default', 'web');
+    expect(store.list(t.rs, 'default').items).toEqual([]);
+    store.create(t.pod, 'default', pod('late', { app: 'web-1' }, rs));
+    expect(names(store.list(t.pod, 'default').items)).toEqual(['unowned']);
+
+    const alive = store.create(t.cm, 'default', configMap('alive'));
+    const mixed = pod('mixed');
+    mixed.metadata.ownerReferences = [rs, alive].map((o) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' }));
+    store.create(t.pod, 'default', mixed);
+    expect(names(store.list(t.pod, 'default').items)).toEqual(['mixed', 'unowned']);
+
+    const unowned = store.get(t.pod, 'default', 'unowned');
+    const refs = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: rs.metadata.uid ?? '' }];
+    store.update(t.pod, 'default', 'unowned', { ...unowned, metadata: { ...unowned.metadata, ownerReferences: refs } });
+    expect(names(store.list(t.pod, 'default').items)).toEqual(['mixed']);
+  });
 });
 
 describe('namespace deletion', () => {
