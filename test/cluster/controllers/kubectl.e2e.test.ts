@@ -202,7 +202,15 @@ spec:
     await ok('create', 'deployment', 'web', '-n', ns, '--image=nginx:1', '--replicas=2');
     await ok('rollout', 'status', '-n', ns, 'deployment/web', '--timeout=20s');
     await ok('delete', '-n', ns, 'deployment/web');
-    await until(async () => (await jsonOf('get', 'rs,pods', '-n', ns)).items.length === 0, 20_000, 'cascade');
+    let left: string[] = [];
+    const cascaded = async (): Promise<boolean> => {
+      left = (await jsonOf('get', 'rs,pods', '-n', ns)).items.map((o) => `${o.kind}/${o.metadata.name} owners=${JSON.stringify(o.metadata.ownerReferences ?? [])}`);
+      return left.length === 0;
+    };
+    // On failure the message names what stayed behind (a dependent of an owner already gone, once).
+    await until(cascaded, 20_000, 'cascade').catch((err: Error) => {
+      throw new Error(`${err.message}; left: ${left.join(', ')}`);
+    });
 
     await ok('create', 'deployment', 'api', '-n', ns, '--image=nginx:1', '--replicas=2');
     await apply(ns, 'apiVersion: v1\nkind: Service\nmetadata: { name: api }\nspec: { selector: { app: api }, ports: [{ port: 80, targetPort: 8080 }] }\n');
