@@ -369,15 +369,16 @@ describe('baton agent with leader election and signature verification', () => {
       return { stop, done, log };
     };
     const a = start('agent-a');
-    await until(() => a.log.some((l) => l.includes('became leader')), 10_000);
+    // The waits only catch a hang: at load ~20 (npm test beside other suites) 10 s was not enough.
+    await until(() => a.log.some((l) => l.includes('became leader')), 30_000);
     const first = await holder();
     expect(first).toMatch(/_\d+_[0-9a-f]{8}$/);
     const b = start('agent-b');
-    await until(() => b.log.some((l) => l.includes('held by another agent')), 10_000);
+    await until(() => b.log.some((l) => l.includes('held by another agent')), 30_000);
     expect(b.log.some((l) => l.includes('became leader'))).toBe(false);
     a.stop.abort();
     expect(await a.done).toBe(0);
-    await until(() => b.log.some((l) => l.includes('became leader')), 5_000);
+    await until(() => b.log.some((l) => l.includes('became leader')), 30_000);
     const second = await holder();
     expect(second).not.toBe(first);
     b.stop.abort();
