@@ -301,7 +301,7 @@ export class Agent {
     const owned = this.noteOwnership();
     const version = owned?.snapshot.version;
     const commit = await mirror.fetch(branch);
-    const refusalReports = await this.noteCommitRefusal(commit);
+    const refusalReports = await this.noteCommitRefusal(commit, releases);
     if (commit === undefined) {
       if (refusalReports.length === 0) this.log('warn', `branch ${branch} does not exist in the repository yet`);
       await this.writer.flush();
@@ -338,7 +338,7 @@ export class Agent {
       if (previous.parent !== undefined) continue;
       // Only a refused commit ever named it, and that is gone: nothing was applied, drop its status.
       if (neverApplied(previous)) {
-        jobs.push(this.forget(previous));
+        jobs.push(...this.forget(previous, releases));
         continue;
       }
       if (!desired.has(key) && !(this.workers.has(key) && this.workers.get(key)?.fingerprint === undefined)) jobs.push(this.schedule(previous.instance, source, tree, undefined, 'instance file removed'));
@@ -459,7 +459,7 @@ export class Agent {
    * nothing is applied for them until a verified commit arrives. When the refusal clears, a full pass
    * runs so that their status is rewritten.
    */
-  private async noteCommitRefusal(verified: string | undefined): Promise<InstanceReport[]> {
+  private async noteCommitRefusal(verified: string | undefined, releases: number): Promise<InstanceReport[]> {
     const refusal = this.options.commitRefusal?.();
     if (refusal === undefined) {
       if (this.refused !== undefined) {
@@ -478,9 +478,9 @@ export class Agent {
     const code = REFUSAL_CODES[refusal.reason];
     const message = `${refusal.message}; its changes are not applied until a commit signed by a trusted key arrives`;
     const reports: InstanceReport[] = [];
-    for (const id of [...keys].filter((k) => this.mayAct(k) && this.holdsRecord(k))) {
-      // A worker resuming this instance's unfinished plan writes status; the refusal goes back in after it.
-      if (this.workers.has(id)) continue;
+    for (const id of keys) {
+      // Asked at each instance's turn: the one before waited for its checkpoint.
+      if (!this.mayWriteRefusal(id, releases)) continue;
       const previous = this.statuses.get(id);
       // Written before (this agent or one before a restart): nothing new to record.
       if (previous?.refusal?.commit === refusal.commit) continue;
@@ -493,8 +493,12 @@ export class Agent {
         ...(previous ? { previous } : {}), ...(d?.framework ? { framework: d.framework } : {}),
         schedules: previous?.schedules ?? [],
         refusal: { code, message, at: this.now().toISOString(), commit: refusal.commit },
+        // Asked again once the checkpoint is read: meanwhile the member may have let go of the instance, or
+        // a worker may have started or written its status. Then nothing is written; the next pass decides again.
+        mayWrite: () => this.mayWriteRefusal(id, releases) && this.statuses.get(id) === previous,
       });
-      if (status) this.statuses.set(id, status);
+      if (status === undefined) continue;
+      this.statuses.set(id, status);
       const outcome: RunOutcome = { kind: 'refused', message };
       this.options.onOutcome?.(outcome);
       this.announce(key, refusal.commit, `commit ${refusal.commit.slice(0, 12)} refused`, outcome);
@@ -502,6 +506,11 @@ export class Agent {
       reports.push({ instance: id, reason: `commit ${refusal.commit.slice(0, 12)} refused`, outcome });
     }
     return reports;
+  }
+
+  /** Whether a refusal may be written for the instance now; a worker resuming its unfinished plan writes status, the refusal goes back in after it. */
+  private mayWriteRefusal(id: string, releases: number): boolean {
+    return this.recordsOutsideWorker(id, releases) && !this.workers.has(id);
   }
 
   private async userCommitOf(commit: string | undefined): Promise<string | undefined> {
@@ -529,15 +538,20 @@ export class Agent {
     return { commit: refused, keys, named };
   }
 
-  /** Removes the status file of an instance that only a refused commit ever named. */
-  private forget(previous: InstanceStatus): Promise<InstanceReport> {
+  /**
+   * Removes the status file of an instance that only a refused commit ever named. The pass decided with
+   * the ownership it took before its fetch; whether the status is still this agent's to write is asked
+   * now (a member may be letting go of the instance at this moment: its new owner removes the status).
+   */
+  private forget(previous: InstanceStatus, releases: number): Promise<InstanceReport>[] {
     const id = keyString(previous.instance);
+    if (!this.recordsOutsideWorker(id, releases) || this.workers.has(id)) return [];
     forgetRefusedInstance(this.runDeps(), previous);
     this.statuses.delete(id);
     this.nextRuns.delete(id);
     const outcome: RunOutcome = { kind: 'removed', message: 'only a refused commit named this instance' };
     this.options.onOutcome?.(outcome);
-    return Promise.resolve({ instance: id, reason: 'instance file removed', outcome });
+    return [Promise.resolve({ instance: id, reason: 'instance file removed', outcome })];
   }
 
   private runDeps(): InstanceRunDeps {
@@ -896,6 +910,17 @@ export class Agent {
   private hold(ids: Iterable<string>, releases: number): void {
     if (this.options.ownership === undefined || releases !== this.releases) return;
     for (const id of ids) this.held.add(id);
+  }
+
+  /**
+   * Whether status may be written now for the instance by work that is not its worker (a refusal, the
+   * removal of a never-applied status), decided by a pass begun after `releases` releases. A release
+   * neither stops nor waits for such writes, so they ask at the moment they write: the agent may act on
+   * the instance, holds its record, and has let go of nothing since the pass began (else the pass
+   * decided with a record the release threw away, perhaps of an instance that has come back since).
+   */
+  private recordsOutsideWorker(id: string, releases: number): boolean {
+    return this.mayAct(id) && this.holdsRecord(id) && releases === this.releases;
   }
 
   /** Whether this agent decides with its own record of the instance (always, unless it is a shard member that has not read it yet). */

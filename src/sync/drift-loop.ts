@@ -17,6 +17,7 @@ import { driftReporter, liveEvents, OneCommitEach, recordDriftCheck, recordRepai
 import type { InstanceRunDeps, RunOutcome } from './instance-run.js';
 import { keyString, sameFingerprint, type DesiredInstance } from './scan.js';
 import type { InstanceKey, InstanceStatus } from './status-file.js';
+import type { RecordBook } from './status-reporter.js';
 import { driftSectionOf, healthAfterRepair, healthSectionOf, sameLive } from './status-sections.js';
 import { unrecordedControl } from '../control/index.js';
 
@@ -137,19 +138,24 @@ export class DriftLoop {
     const checkpoint = result.checkpointMissing ? undefined : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
     // The sweep is not the instance's worker: while it ran, a shard member may have let go of the
     // instance (its record went with it). Written against no record, the checkpoint's run would be
-    // recorded again (issue: duplicated runs while members join). Asked again after every wait below.
-    if (this.host.busy(id) || !this.host.mayRecord(id)) return undefined;
+    // recorded again (issue: duplicated runs while members join). Nor may the record have changed since
+    // the sweep began: a plan ran meanwhile, or the member let go of the instance and got it back after
+    // another member applied a newer desired state (the sweep looked at the old one). Asked again after
+    // every wait below, with the record as this check last wrote it.
+    let mine = c.status;
+    const stillMine = (): boolean => this.host.mayRecord(id) && !this.host.busy(id) && this.host.status(id) === mine;
+    if (!stillMine()) return undefined;
     const sensitive = this.sensitive.get(id) ?? [];
-    const reporter = driftReporter({ writer: deps.writer, now: deps.now, records: deps.records }, c.status, checkpoint, () => sections, sensitive);
+    const records: RecordBook = { get: (key) => deps.records.get(key), set: (key, status) => { deps.records.set(key, status); if (status) mine = status; } };
+    const reporter = driftReporter({ writer: deps.writer, now: deps.now, records }, c.status, checkpoint, () => sections, sensitive);
     // One commit per transition of this instance: flush between two of them (see OneCommitEach).
-    const stillMine = (): void => { if (!this.host.mayRecord(id)) throw new LetGoMeanwhile(id); };
     const between = async (): Promise<void> => {
       await deps.writer.flushIfPending().catch(() => undefined);
-      stillMine();
+      if (!stillMine()) throw new LetGoMeanwhile(id);
     };
     try {
       const recovered = await recordRepairTransitions(reporter, c.status, checkpoint, between);
-      stillMine();
+      if (!stillMine()) return undefined;
       // What a command run directly against the cluster did meanwhile (`baton plan pause --kubeconfig`...):
       // the checkpoint has it and the record not; recorded now, once (docs/operations.md).
       if (checkpoint !== undefined) {
@@ -229,7 +235,10 @@ export class DriftLoop {
   }
 }
 
-/** A drift check's instance is no longer the agent's to write (a shard member let go of it while it waited). */
+/**
+ * A drift check's instance is no longer the check's to write: a shard member let go of it while the
+ * check waited, or its record changed meanwhile (a worker started or wrote, the instance came back).
+ */
 class LetGoMeanwhile extends Error {
   constructor(readonly instance: string) {
     super(`${instance}: let go of while its drift check was recorded`);

@@ -328,15 +328,23 @@ export interface CommitRefusalInput {
   framework?: DesiredInstance['framework'];
   schedules: ScheduleStatus[];
   refusal: RefusalStatus & { commit: string };
+  /**
+   * Asked after the checkpoint is read, right before the write: this is not the instance's worker, so a
+   * shard member may have let go of the instance meanwhile (its record went with it). Nothing is
+   * written when it says no.
+   */
+  mayWrite?: () => boolean;
 }
 
 /**
  * A commit whose signature did not verify changes this instance: record the refusal in its status
  * (state REFUSED, the refused commit and why) without running anything. What was observed stays the
- * last verified desired state, so the same change signed later is still seen as a change.
+ * last verified desired state, so the same change signed later is still seen as a change. Resolves
+ * to the status written, or undefined when `mayWrite` said no (nothing was written).
  */
 export async function reportCommitRefusal(deps: InstanceRunDeps, input: CommitRefusalInput): Promise<InstanceStatus | undefined> {
   const stored = await deps.checkpoints.load(input.key);
+  if (input.mayWrite?.() === false) return undefined;
   const reporter = reporterFor(deps, input, stored?.checkpoint);
   reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: input.refusal.message }, { refusal: input.refusal });
   deps.kubeEvents?.record({ type: 'refused', instance: input.key, refusal: { code: input.refusal.code, message: input.refusal.message, at: input.refusal.at, details: { commit: input.refusal.commit } } });

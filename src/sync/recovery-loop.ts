@@ -122,6 +122,14 @@ export class RecoveryLoop {
 
   private run(d: DesiredInstance, status: InstanceStatus, checkpoint: Checkpoint, work: CareWork, commit: string): Promise<InstanceReport> | undefined {
     const id = keyString(d.key);
+    // Decided outside the instance's worker, across waits: the record decided with must still be the
+    // agent's. A plan may have run meanwhile, or a shard member let go of the instance and got it back
+    // (its record read again from the branch: another member may have carried out this very request,
+    // and the checkpoint read before is older). The next pass decides again.
+    if (this.host.status(id) !== status || this.host.busy(id)) {
+      this.watching = true;
+      return undefined;
+    }
     if (work.kind === 'recover' && work.action === 'plan' && work.plan !== undefined) {
       const pod = work.pods[0];
       if (pod === undefined) return undefined;

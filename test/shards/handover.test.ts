@@ -7,6 +7,8 @@
  * pass must not count the instance as read, or the member decides with no record when it comes back.
  * Nor may a drift check that was under way when the member let go record anything for the instance:
  * its record is gone with the release, and the transitions derived against no record are the run's again.
+ * Nor when the instance came back meanwhile, after another member ran a plan: the check decided with
+ * the record and the desired state of before (it would record the new objects as drifted from the old).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
@@ -16,6 +18,7 @@ import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.j
 import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
 import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/ownership.js';
+import { parseStatus } from '../../src/sync/status-file.js';
 import { gitAsync } from '../helpers/git-server.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
@@ -183,5 +186,63 @@ describe('an instance handed from one shard member to another', () => {
     expect(drifty.defects).toEqual([]);
     // Per transition (a shard member's commit may record several).
     expect(drifty.commits.filter((c) => c.event === 'plan-started')).toHaveLength(1);
+  });
+
+  it('GIVEN a drift check under way WHEN the member lets go of the instance and gets it back after another member ran a plan THEN the check records nothing for it', async () => {
+    const id = 'shop/back';
+    await world.user.pull();
+    world.user.write('instances/shop/back.yaml', instance({ VALUE: 'one' }));
+    world.user.commit('an instance checked for drift, to come back');
+    await world.user.push();
+    const ownG = new SetOwnership();
+    const ownH = new SetOwnership();
+    ownG.set([id], [id]);
+    ownH.set([id], []);
+    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
+    const g = testAgent(mirrorOf(world, 'agent-g'), client, renderer, { ownership: ownG, drift, author: { name: 'Agent g', email: 'g@example.com' } });
+    const h = testAgent(mirrorOf(world, 'agent-h'), client, renderer, { ownership: ownH, author: { name: 'Agent h', email: 'h@example.com' } });
+    agents.push(g, h);
+    await g.start();
+    await h.start();
+    expect((await g.pass()).reports.find((r) => r.instance === id)?.outcome.kind).toBe('complete');
+
+    // G's next drift sweep waits until G has let go of the instance and got it back.
+    const check = drift.check.bind(drift);
+    let sweeping = false;
+    let goOn: () => void = () => undefined;
+    const back = new Promise<void>((resolve) => { goOn = resolve; });
+    drift.check = async (due) => {
+      sweeping = true;
+      await back;
+      return check(due);
+    };
+    const sweep = g.pass({ drift: 'all' });
+    await until(() => sweeping, 60_000, 'the drift sweep under way', 20);
+    ownG.set([], []);
+    await g.release(() => false);
+
+    // Meanwhile H owns it and applies a new desired state, then lets go; G reads H's record.
+    ownH.set([id], [id]);
+    await world.user.pull();
+    world.user.write('instances/shop/back.yaml', instance({ VALUE: 'two' }));
+    const changed = world.user.commit('a new desired state, applied by the other member');
+    await world.user.push();
+    expect((await h.pass()).reports.find((r) => r.instance === id)?.outcome.kind).toBe('complete');
+    ownH.set([], []);
+    await h.release(() => false);
+    ownG.set([id], [id]);
+    expect((await g.pass()).reports.filter((r) => r.instance === id && r.outcome.kind !== 'nothing')).toEqual([]);
+
+    // The sweep of before ends now: it looked at the old desired state, against the old record.
+    goOn();
+    await sweep;
+    await g.writer.flush();
+
+    const back2 = checkHistory(world.sandbox.env, world.origin, { instances: [id] });
+    expect(back2.defects).toEqual([]);
+    const lastOfH = back2.commits.map((c) => c.author).lastIndexOf('Agent h');
+    expect(back2.commits.slice(lastOfH + 1).map((c) => `${c.event}\t${c.author}`)).toEqual([]);
+    await world.user.pull();
+    expect(parseStatus(world.user.git('show', 'HEAD:status/shop/back.yaml'), 'status/shop/back.yaml').sourceCommit).toBe(changed);
   });
 });
