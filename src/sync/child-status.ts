@@ -52,8 +52,12 @@ async function finish(deps: InstanceRunDeps, reporter: StatusReporter, key: Inst
       reporter.write({ ...reporter.transition('refused', 'REFUSED'), message: result.refusal.message }, { refusal: { code: result.refusal.code, message: result.refusal.message, at: result.refusal.at } });
       return;
     case 'nothing':
+      // What the checkpoint has and Git does not (the run's owner was lost, or killed, before it pushed):
+      // recorded now, once, as for an instance (reportSettledRun).
+      reporter.checkpoint = (await deps.checkpoints.load(key))?.checkpoint ?? reporter.checkpoint;
       // Up to date: recorded once, for a child whose status is not in Git yet (or says it was refused).
       if (unrecorded) reporter.write({ ...reporter.transition('observed', reporter.checkpoint?.active?.state.status ?? 'COMPLETE', reporter.checkpoint?.active), message: result.reason });
+      else reporter.recordTransitions();
       return;
     case 'removed': {
       const failed = result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete');

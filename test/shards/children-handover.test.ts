@@ -160,6 +160,7 @@ describe('children of Instance tasks in a shard set', () => {
    */
   it.each([
     { lostWhen: 'waiting', name: 'deep', does: 'resumes the child plan' },
+    { lostWhen: 'completed', name: 'done', does: 'finds the child plan complete' },
   ])('GIVEN a child plan in its second phase WHEN its parent\'s member is lost ($lostWhen) and another member takes the parent over and $does THEN each transition of the child is recorded once', async ({ lostWhen, name }) => {
     await world.user.pull();
     world.user.write(`instances/shop/${name}.yaml`, parent('nest', 'a'));
