@@ -846,6 +846,8 @@ export class Agent {
           } else if (outcome.kind === 'removed') {
             this.statuses.delete(id);
             this.nextRuns.delete(id);
+            // Its children were removed with it (a shard member holds their records with it).
+            for (const child of this.children.release((parent) => parent !== id)) this.statuses.delete(child);
             this.driftLoop?.keeper.forget(key);
           }
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' || outcome.kind === 'error' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });

@@ -107,7 +107,7 @@ describe('children of Instance tasks in a shard set', () => {
   /** What a handover must keep of a deployed child's record. */
   const deployed = (s: InstanceStatus): unknown => ({ state: s.state, plans: s.plans, inventory: s.inventory, applied: s.sync?.lastApplied, parent: s.parent });
 
-  it('GIVEN a deployed child WHEN its parent changes hands (and the new owner lets go of other instances) THEN the new owner keeps the child record: state, plans and inventory, and nothing is recorded twice', async () => {
+  it('GIVEN a deployed child WHEN its parent changes hands (and the new owner lets go of other instances) THEN the new owner keeps the child record (state, plans, inventory), records nothing twice, and removes the child with its parent', async () => {
     const [ownP, ownQ, ownR] = [new SetOwnership(), new SetOwnership(), new SetOwnership()];
     ownP.set(['shop/app']);
     // R's share holds the child's own id: a child never goes by its own id, R neither reads nor keeps it.
@@ -145,10 +145,21 @@ describe('children of Instance tasks in a shard set', () => {
 
     await r.pass();
     expect(r.instanceStatuses()).toEqual([]);
+
+    // The parent removed: its owner removes the child with it, and holds no record of either after.
+    world.user.git('rm', '-q', 'instances/shop/app.yaml');
+    world.user.commit('no more app');
+    await world.user.push();
+    expect((await q.pass()).reports.map((x) => `${x.instance} ${x.outcome.kind}`)).toEqual(['shop/app removed']);
+    await q.writer.flush();
+    await world.user.pull();
+    expect(world.user.git('ls-files', 'status/shop')).toBe('');
+    expect(q.instanceStatuses()).toEqual([]);
+
     const history = checkHistory(world.sandbox.env, world.origin, { instances: ['shop/app', 'shop/app-db'] });
     expect(history.defects).toEqual([]);
     expect(history.commits.filter((c) => c.instance === 'shop/app-db').map((c) => `${c.event}\t${c.author}`)).toEqual([
-      'plan-started\tAgent p', 'phase-complete\tAgent p', 'plan-complete\tAgent p',
+      'plan-started\tAgent p', 'phase-complete\tAgent p', 'plan-complete\tAgent p', 'removed\tAgent q',
     ]);
   });
 
