@@ -37,7 +37,7 @@ import { ComposeError, dependencyProblems, generatedParams, generatedSecretRef, 
 import { problem } from '../render/problems.js';
 import { pipeObjectName, pipeTasks } from '../render/pipes.js';
 import { readPipes } from '../compose/pipes/collect.js';
-import { childRunner, type ChildIdentity, type ChildObserver, type ChildRunner } from '../compose/children/runner.js';
+import { childRunner, type ChildIdentity, type ChildRunner, type ObserveChild } from '../compose/children/runner.js';
 
 /** A composition error about the run's own input (a rotation of a parameter that is not generated, no cluster) refuses the instance, located at its file. */
 async function composeProblems<T>(inst: Instance, work: () => Promise<T>): Promise<T> {
@@ -84,7 +84,7 @@ export interface SourceOptions {
   /** Age keys and the cluster for encrypted values and valuesFrom; without them such instances are refused. */
   values?: ValuesContext;
   /** Watches each child an Instance task reconciles (the agent records the child's own status from it). */
-  observeChild?: (child: ChildIdentity) => ChildObserver | undefined;
+  observeChild?: ObserveChild;
   /** The caller's framework versions by tree id (the agent's one cache, also for children); absent: loaded at every render. */
   frameworks?: FrameworkCache;
 }

@@ -39,6 +39,7 @@ import { decideBeside, onlyRequestChanged, RequestLane } from './request-lane.js
 import type { SyncSettingsDecl } from '../render/index.js';
 import { assignTargets, type ClusterRouter } from '../clusters/index.js';
 import { clusterErrorOf, submitUnreachable, unreachableStatus } from './cluster-status.js';
+import { ChildRecords } from './child-records.js';
 
 export interface AgentLog {
   (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
@@ -217,6 +218,8 @@ export class Agent {
    * it, it was decided with no record and that member's transitions were recorded a second time.
    */
   private releases = 0;
+  /** A shard member's records of children of Instance tasks: held with their parents (child-records.ts). */
+  private readonly children = new ChildRecords();
 
   constructor(private readonly options: AgentOptions) {
     this.store = new ObjectStore(options.mirror.dir);
@@ -237,6 +240,7 @@ export class Agent {
         this.log('warn', `dropped ${count} unpushed status commits: an agent with a newer lease term wrote status meanwhile`);
         this.statuses.clear();
         this.held.clear();
+        this.children.clear();
         this.statusesLoaded = false;
         this.lastCommit = undefined;
       },
@@ -561,8 +565,22 @@ export class Agent {
       ...(this.options.kubeEvents ? { kubeEvents: this.options.kubeEvents } : {}), stepRetries: this.stepRetries,
       ...(this.options.clientFor ? { clientFor: this.options.clientFor } : {}),
       ...(this.options.valuesFor ? { valuesFor: this.options.valuesFor } : {}),
+      ...(this.options.ownership ? { childRecord: (child: InstanceKey, parent: InstanceKey) => this.childRecord(child, parent) } : {}),
       ...(this.options.clusters ? { clusterOf: (key: InstanceKey) => this.options.clusters?.clusterOf(key), clusterServerOf: (key: InstanceKey) => this.options.clusters?.serverOf(key), readerFor: (key: InstanceKey) => this.options.clusters?.readerFor(key) } : {}),
     };
+  }
+
+  /** A shard member's record of a child its parent's worker meets (child-records.ts): held, or read from the status branch. */
+  private childRecord(child: InstanceKey, parent: InstanceKey): Promise<InstanceStatus | undefined> {
+    return this.children.meet(child, parent, {
+      get: (id) => this.statuses.get(id),
+      set: (id, status) => this.statuses.set(id, status),
+      readFile: async (path) => {
+        const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
+        return tip === undefined ? undefined : (await this.store.at(tip)).readText(path);
+      },
+      warn: (m) => this.log('warn', m),
+    });
   }
 
   /** Tells the outcome listener; a listener that throws never disturbs the agent. */
@@ -828,6 +846,8 @@ export class Agent {
           } else if (outcome.kind === 'removed') {
             this.statuses.delete(id);
             this.nextRuns.delete(id);
+            // Its children were removed with it (a shard member holds their records with it).
+            for (const child of this.children.release((parent) => parent !== id)) this.statuses.delete(child);
             this.driftLoop?.keeper.forget(key);
           }
           this.log(outcome.kind === 'failed' || outcome.kind === 'refused' || outcome.kind === 'error' ? 'warn' : 'info', `${id}: ${outcome.kind}`, { instance: id, ...outcome });
@@ -891,12 +911,15 @@ export class Agent {
   private async loadHandedOver(owned: OwnershipSnapshot, releases: number): Promise<void> {
     const tip = await this.options.mirror.revParse(trackingRef(this.options.statusBranch ?? this.options.branch));
     const want = (id: string): boolean => owned.mayAct(id) && !this.held.has(id);
-    for (const id of [...this.statuses.keys()]) if (want(id)) this.statuses.delete(id);
+    // A child's record goes with its parent's: read again when the parent's worker meets it.
+    for (const id of this.children.release((parent) => !want(parent))) this.statuses.delete(id);
+    for (const id of [...this.statuses.keys()]) if (this.children.parentOf(id) === undefined && want(id)) this.statuses.delete(id);
     if (tip === undefined) return;
     const read = await readStatusFiles(await this.store.at(tip), want, (m) => this.log('warn', m));
     // Let go of instances while reading: these records may belong to another member now (see `releases`).
     if (releases !== this.releases) return;
-    for (const status of read) {
+    // A child's file is never read by its own id (it may hash to this member): its parent's owner reads it.
+    for (const status of read.filter((st) => st.parent === undefined)) {
       const id = keyString(status.instance);
       this.statuses.set(id, status);
       this.held.add(id);
@@ -942,7 +965,9 @@ export class Agent {
     await this.writer.flush();
     if (leaving.length > 0) this.log('info', `let go of ${leaving.length} instances`);
     for (const id of [...this.held]) if (!keep(id)) this.held.delete(id);
-    for (const id of [...this.statuses.keys()]) if (!keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
+    // Children go with their parents (their own ids never decide: child-records.ts).
+    for (const id of this.children.release(keep)) this.statuses.delete(id);
+    for (const id of [...this.statuses.keys()]) if (this.children.parentOf(id) === undefined && !keep(id)) { this.statuses.delete(id); this.nextRuns.delete(id); this.retried.delete(id); this.retryNowFor.delete(id); this.scheduleRetryAt.delete(id); }
     for (const slot of [...this.slotsStarted]) if (!keep(slot.slice(0, slot.lastIndexOf('@')))) this.slotsStarted.delete(slot);
   }
 }

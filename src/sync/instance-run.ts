@@ -54,6 +54,11 @@ export interface InstanceRunDeps {
   writer: StatusWriter;
   /** The last status written for each instance: transitions are derived against it (see transitions.ts). */
   records: RecordBook;
+  /**
+   * A child's record as its parent's worker meets it, when records are kept per share (a shard member
+   * reads it from the branch the first time: child-records.ts); absent: `records` holds every record.
+   */
+  childRecord?: (child: InstanceKey, parent: InstanceKey) => Promise<InstanceStatus | undefined>;
   now: () => string;
   /** Every engine event, after the status reporter saw it (metrics). */
   onEngineEvent?: EventListener;

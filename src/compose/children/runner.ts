@@ -55,6 +55,13 @@ export interface ChildObserver {
   done: (result: ReconcileResult) => Promise<void>;
 }
 
+/**
+ * Starts watching a child. It may read first (a shard member reads the child's record from the branch
+ * when its parent's worker first meets the child, see src/sync/child-records.ts): the child's reconcile
+ * starts once it has answered.
+ */
+export type ObserveChild = (child: ChildIdentity) => ChildObserver | undefined | Promise<ChildObserver | undefined>;
+
 export interface ChildRunnerDeps<S extends ChildSource> {
   client: KubeClient;
   tree: FileTree;
@@ -66,7 +73,7 @@ export interface ChildRunnerDeps<S extends ChildSource> {
   lifecycleChildren: () => Promise<RenderedChild[]>;
   now: () => Date;
   /** Called for each child before it is reconciled (run or removal); absent: nobody watches. */
-  observe?: (child: ChildIdentity) => ChildObserver | undefined;
+  observe?: ObserveChild;
 }
 
 /**
@@ -100,7 +107,7 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     return { tree, file, version: resolved.version };
   };
 
-  const observe = (c: RenderedChild, source: S): ChildObserver | undefined =>
+  const observe = async (c: RenderedChild, source: S): Promise<ChildObserver | undefined> =>
     deps.observe?.({ key: { namespace: ns, name: c.name }, framework: { name: c.framework, version: source.framework.version }, parent: { namespace: ns, name: deps.parent.name }, task: c.task, sensitiveValues: source.sensitiveValues });
 
   const load = async (c: RenderedChild, extras: DesiredExtras): Promise<S> => {
@@ -123,7 +130,7 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     const report = (message: string): void => {
       reported = reported.then(() => onProgress(object, `${about}: ${message}`)).catch(() => undefined);
     };
-    const observer = observe(c, source);
+    const observer = await observe(c, source);
     const result = await deps.reconcile(source, (e) => {
       observer?.onEvent(e);
       if (e.type === 'plan-started') report(`its ${e.plan} plan ${e.resumed ? 'resumed' : 'started'}`);
@@ -158,7 +165,7 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
         seen.add(c.name);
         if ((await store.load({ namespace: ns, name: c.name })) === undefined) continue;
         const source = await load(c, { removed: true });
-        const observer = observe(c, source);
+        const observer = await observe(c, source);
         const result = await deps.reconcile(source, observer?.onEvent);
         await observer?.done(result);
         if (result.kind !== 'removed' || result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete')) {
