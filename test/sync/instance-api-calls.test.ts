@@ -48,8 +48,9 @@ describe('the API calls of one instance deploy', () => {
     // Before: a list (and a watch when the list did not show it ready) of the ConfigMap the apply had just answered.
     expect(calls.filter((c) => c.startsWith('GET /api/v1/namespaces/shop/configmaps') && !c.includes('/configmaps/'))).toEqual([]);
     // Before: 7 (the new run, plan started, phase started, step started, step complete, phase complete,
-    // plan complete). Now: the run recorded started; phase and step started; step and phase complete; plan complete.
-    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(4);
+    // plan complete), then 4. Now: the run, its phase and its step started (before the apply); the
+    // step, the phase and the plan complete.
+    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(2);
     // The apply itself, and the ownership read before it, still happen.
     expect(count('PATCH /api/v1/namespaces/shop/configmaps/a')).toBe(1);
     expect(count('GET /api/v1/namespaces/shop/configmaps/a')).toBe(1);
