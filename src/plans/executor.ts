@@ -309,8 +309,9 @@ class Execution_ {
       try {
         if (remaining <= 0) throw new StepTimeoutError(step.name, step.timeoutSeconds, lastWait);
         // Nothing of the step is applied when one of its objects belongs to another instance.
-        await checkOwnership(this.o.client, step.actions, ownerValue(this.plan.instance), this.o.concurrency);
+        const absentBefore = await checkOwnership(this.o.client, step.actions, ownerValue(this.plan.instance), this.o.concurrency);
         const batch = await runBatch(step.actions, {
+          absentBefore,
           client: this.o.client,
           hooks: this.o.hooks,
           clock: this.o.clock,
