@@ -9,6 +9,7 @@ import { errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { DriftKeeper, driftSettingsOf, type DriftSettings, type InstanceDrift, type KeeperInstance } from '../drift/index.js';
 import { loadInstanceSource } from '../plans/instance-source.js';
+import { forgetNamespace } from '../plans/namespace.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
@@ -172,7 +173,11 @@ export class DriftLoop {
     }
     if (reporter.last) this.host.setStatus(id, reporter.last);
     if (policy !== 'repair' || this.host.busy(id)) return undefined;
-    if (result.checkpointMissing) return { job: this.host.replan(c.desired, 'repair: the checkpoint is gone (was the namespace deleted?)') };
+    if (result.checkpointMissing) {
+      // Its namespace may be gone with it: the run must not take it as known (src/plans/namespace.ts).
+      forgetNamespace(deps.clientFor?.(c.instance.key) ?? deps.client, c.instance.key.namespace);
+      return { job: this.host.replan(c.desired, 'repair: the checkpoint is gone (was the namespace deleted?)') };
+    }
     if (!result.objects.some((o) => o.action === 'repair')) return undefined;
     return { job: this.repairJob(c, result, sections, checkpoint, sensitive) };
   }
