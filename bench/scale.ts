@@ -339,7 +339,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const statusAuthors = new Set(history.commits.map((c) => c.author));
     // The agents' API calls by method and resource (names and query left out), most first.
     const byRoute = new Map<string, number>();
-    for (const r of proxies.flatMap((p) => p.requests)) { const route = `${r.method} ${(r.path.split('?')[0] ?? '').replace(/\/(namespaces|configmaps|deployments|leases|events)\/[^/]+/g, '/$1/*')}${/watch=(1|true)/.test(r.path) ? ' (watch)' : ''}`; byRoute.set(route, (byRoute.get(route) ?? 0) + 1); }
+    // Checkpoint ConfigMaps are told from the instances' own (`configmaps/<checkpoint>`).
+    for (const r of proxies.flatMap((p) => p.requests)) { const route = `${r.method} ${(r.path.split('?')[0] ?? '').replace(/\/configmaps\/baton-checkpoint-[^/]+/, '/configmaps/<checkpoint>').replace(/\/(namespaces|configmaps|deployments|leases|events)\/(?!<checkpoint>)[^/]+/g, '/$1/*')}${/watch=(1|true)/.test(r.path) ? ' (watch)' : ''}`; byRoute.set(route, (byRoute.get(route) ?? 0) + 1); }
+    const apiCallsPerInstanceByRoute = Object.fromEntries([...byRoute].sort((a, b) => b[1] - a[1]).map(([route, count]) => [route, Math.round((count / target) * 100) / 100]).filter(([, perInstance]) => (perInstance as number) >= 0.01));
     if (profDir !== undefined) writeFileSync(join(profDir, 'api-calls.txt'), [...byRoute].sort((a, b) => b[1] - a[1]).map(([route, count]) => `${count}\t${route}`).join('\n'));
     if (profDir !== undefined) writeFileSync(join(profDir, 'origin-log.txt'), git(env, origin, 'log', '--format=%ct %an %(trailers:key=Baton-Instance,valueonly,separator=%x2C) %(trailers:key=Baton-Event,valueonly,separator=%x2C)', 'main'));
 
@@ -377,6 +379,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       agentGitCpuMsPerInstance: Math.round((agentCpu.reduce((sum, c) => sum + c.children, 0) * 1000) / target),
       clusterCpuMsPerInstance: Math.round((clusterCpu * 1000) / target),
       apiCallsPerInstance: Math.round((proxies.reduce((sum, p) => sum + p.requests.length, 0) / target) * 10) / 10,
+      // The same by method and route (names left out, checkpoints told apart), those of at least 0.01 per instance.
+      apiCallsPerInstanceByRoute,
       leaseRenewalsAtProxy: { count: renewals.length, p50Ms: renewalAt(0.5), p99Ms: renewalAt(0.99), maxMs: renewalAt(1) },
       leaseRenewalWarningsPerAgent: renewalWarnings,
       leaseRenewalGapsAtProxy: { p50Ms: gapAt(0.5), p99Ms: gapAt(0.99), maxMs: gapAt(1) },

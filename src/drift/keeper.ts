@@ -111,7 +111,8 @@ export class DriftKeeper {
     if (instances.length <= size) return this.sweepByCluster(instances, signal);
     const reports: SweepReport[] = [];
     for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size), signal));
-    return mergeReports(reports, this.now());
+    // Not every slice's checkpoints at once (see SweepReport.checkpoints).
+    return mergeReports(reports, this.now(), false);
   }
 
   /** One sweep per cluster the instances live in (lists are per cluster), merged into one report. */
@@ -128,7 +129,7 @@ export class DriftKeeper {
       ...(signal ? { signal } : {}),
       instances: group.map((i) => ({ key: i.key, policy: i.settings.policy, desired: () => this.desiredOf(i) })),
     })));
-    return reports.length === 1 ? reports[0]! : mergeReports(reports, this.now());
+    return reports.length === 1 ? reports[0]! : mergeReports(reports, this.now(), true);
   }
 
   result(key: InstanceKey): InstanceDrift | undefined {
@@ -167,11 +168,12 @@ export class DriftKeeper {
   }
 }
 
-function mergeReports(reports: readonly SweepReport[], now: Date): SweepReport {
+function mergeReports(reports: readonly SweepReport[], now: Date, withCheckpoints: boolean): SweepReport {
   return {
     at: reports[0]?.at ?? now.toISOString(),
     instances: reports.flatMap((r) => r.instances),
     stats: reports.reduce((sum, r) => addStats(sum, r.stats), emptyStats()),
+    ...(withCheckpoints ? { checkpoints: new Map(reports.flatMap((r) => [...(r.checkpoints ?? [])])) } : {}),
   };
 }
 

@@ -160,7 +160,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       ...(plan.checkpointMissing ? { checkpointMissing: true } : {}),
     };
   });
-  return { at: now.toISOString(), instances, stats };
+  const listed = new Map<string, Checkpoint>();
+  for (const plan of plans) if (plan.checkpoint !== undefined) listed.set(keyOf(plan.instance.key), plan.checkpoint);
+  return { at: now.toISOString(), instances, stats, checkpoints: listed };
 }
 
 const keyOf = (k: InstanceKey): string => `${k.namespace}/${k.name}`;

@@ -100,6 +100,12 @@ export interface SweepReport {
   at: string;
   instances: InstanceDrift[];
   stats: SweepStats;
+  /**
+   * The swept instances' checkpoints as the sweep listed them, by `namespace/name`, for whoever records
+   * the result right after (no second read per instance, issue #20). Only in a report of one slice (so
+   * at most a slice's worth is held); the keeper does not keep them.
+   */
+  checkpoints?: ReadonlyMap<string, import('../plans/checkpoint.js').Checkpoint>;
 }
 
 /** One object an instance's lifecycle plans render now, with the step that owns it. */

@@ -14,7 +14,7 @@ import { conflictsOf, FieldConflictError, GateFailedError } from './errors.js';
 import { classifyWith, type EngineHooks } from './hooks.js';
 import { applyPolicyOf, withoutFields, type FieldConflict } from './ownership.js';
 import { forEachLimited } from './pool.js';
-import { observedKey, waitFor, type Observed, type WaitVerdict } from './watch-wait.js';
+import { observedKey, oldestVersion, waitFor, type Observed, type WaitVerdict } from './watch-wait.js';
 
 export const FIELD_MANAGER = 'baton';
 
@@ -34,6 +34,12 @@ export interface BatchContext {
   rules: ReadinessRule[];
   imagePullGraceSeconds: number;
   onWaiting(object: string, message: string): void;
+  /**
+   * Objects (`refKey`) found absent just before the batch (the ownership check): the batch creates
+   * them, so no pod of theirs predates their apply, and their namespace's pods are watched from the
+   * apply answers on instead of listed.
+   */
+  absentBefore?: ReadonlySet<string>;
 }
 
 export interface BatchOutcome {
@@ -80,11 +86,14 @@ export async function runBatch(actions: readonly BatchAction[], ctx: BatchContex
   await applyAll(first);
   const crds = first.filter((a) => a.object.kind === 'CustomResourceDefinition').map((a) => a.object);
   if (crds.length > 0) await waitUntilReady(crds, crds, ctx);
+  const restFrom = live.length;
   await applyAll(rest);
+  // The answers of the applies just made: the Namespaces' and CRDs' are older than the CRD wait that followed them.
+  const answered = live.slice(restFrom);
   // The apply answers are the objects as they are now: when every one already passes its gate (a
   // ConfigMap, a workload applied unchanged), nothing is listed or watched for readiness.
   if (readyAsAnswered(applies.map((a) => a.object), live, ctx)) return { kind: 'ready', outcome: outcome(applies) };
-  if (await superseded((signal) => waitUntilReady(applies.map((a) => a.object), live, { ...ctx, signal }), ctx)) {
+  if (await superseded((signal) => waitUntilReady(applies.map((a) => a.object), live, { ...ctx, signal }, answered), ctx)) {
     return { kind: 'superseded', outcome: outcome(applies) };
   }
   return { kind: 'ready', outcome: outcome(applies) };
@@ -146,7 +155,11 @@ export async function applyOwned(client: KubeClient, action: ApplyAction): Promi
 
 type ApplyAction = Extract<BatchAction, { action: 'apply' }>;
 
-async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[], ctx: BatchContext): Promise<void> {
+/**
+ * Waits until `objects` pass their gates. `answered`: the objects as their applies answered, where
+ * their watches start without a first list (issue #20; the CRD wait, before the rest is applied, lists).
+ */
+async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[], ctx: BatchContext, answered?: readonly KubeObject[]): Promise<void> {
   const refs = dedupe(objects.map(refOf));
   const verdict = await waitFor({
     client: ctx.client,
@@ -155,8 +168,9 @@ async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[
     signal: ctx.signal,
     isTransient: (err) => classifyWith(ctx.hooks, err).class === 'transient',
     onWaiting: (v) => ctx.onWaiting(v.object, v.message),
+    ...(answered ? { known: answered } : {}),
     // Pods of the batch's workloads explain why they wait, and fail them when an image cannot be pulled.
-    context: workloadNamespaces(objects).map((namespace) => ({ apiVersion: 'v1', kind: 'Pod', namespace })),
+    context: workloadNamespaces(objects).map((namespace) => ({ apiVersion: 'v1', kind: 'Pod', namespace, ...podsFrom(objects, namespace, answered, ctx.absentBefore) })),
     evaluate: (observed, pods) => readinessOf(refs, observed, batch, pods, ctx),
   });
   if (verdict.kind === 'failed') throw new GateFailedError(verdict.object, verdict.reason, verdict.message);
@@ -218,6 +232,20 @@ export async function waitUntilGone(refs: readonly ObjectRef[], ctx: Pick<BatchC
 function workloadNamespaces(objects: readonly KubeObject[]): string[] {
   const hasPodTemplate = (o: KubeObject): boolean => isRecord(o['spec']) && isRecord(o['spec']['template']);
   return [...new Set(objects.filter(hasPodTemplate).map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))];
+}
+
+/**
+ * Where the pods of `namespace` can be watched from without a list: when every workload of the batch
+ * there was absent before the batch, no pod of theirs exists before their apply answers (the oldest).
+ */
+function podsFrom(objects: readonly KubeObject[], namespace: string, answered: readonly KubeObject[] | undefined, absentBefore: ReadonlySet<string> | undefined): { resourceVersion?: string } {
+  if (answered === undefined || absentBefore === undefined) return {};
+  const workloads = objects.filter((o) => o.metadata.namespace === namespace && isRecord(o['spec']) && isRecord(o['spec']['template'])).map((o) => refKey(refOf(o)));
+  if (workloads.some((k) => !absentBefore.has(k))) return {};
+  const answers = answered.filter((o) => workloads.includes(refKey(refOf(o))));
+  if (answers.length !== workloads.length) return {};
+  const resourceVersion = oldestVersion(answers);
+  return resourceVersion !== undefined ? { resourceVersion } : {};
 }
 
 function dedupe(refs: readonly ObjectRef[]): ObjectRef[] {

@@ -14,7 +14,7 @@ import { checkOwnership } from './owner-check.js';
 import { ownerValue } from '../render/labels.js';
 import { isoAt, type Clock } from './clock.js';
 import { StepTimeoutError } from './errors.js';
-import type { EventListener } from './events.js';
+import type { EngineEvent, EventListener } from './events.js';
 import { classifyWith, type EngineHooks } from './hooks.js';
 import { Inventory } from './inventory.js';
 import { phaseState, stepState, withPhaseState, withPlanState, withStepState } from './run-record.js';
@@ -73,16 +73,39 @@ export async function executePlan(plan: RenderedPlan, opts: ExecutorOptions, res
 
 type CheckpointChange = (cp: Checkpoint) => Checkpoint;
 
+/**
+ * `change` computed once per checkpoint it is given: a new run's record draws its id when made, and
+ * the executor asks for the active run (through its pending changes) before the write that saves it.
+ */
+function once(change: CheckpointChange): CheckpointChange {
+  const made = new WeakMap<Checkpoint, Checkpoint>();
+  return (cp) => {
+    const known = made.get(cp);
+    if (known !== undefined) return known;
+    const next = change(cp);
+    made.set(cp, next);
+    return next;
+  };
+}
+
 class Execution_ {
   /**
    * Changes written with the next checkpoint write, not on their own: the start of a phase (its first
    * step's start follows) and the completion of a step (the next step's start or the phase's end
    * follows). Nothing reaches the cluster between such a change and the write that carries it, so a
    * crash in between leaves the same state to resume from as a crash just before the change; one write
-   * instead of two per step (docs/internals/benchmarks.md). Transitions (plan started, phase and plan
-   * ends) and a step's start (its inventory, before its applies) are always written at once.
+   * instead of two per step (docs/internals/benchmarks.md). The plan's start rides with its first
+   * step's start, and the last phase's end with the plan's end, for the same reason (issue #20: 3
+   * writes for a plan of two steps instead of 5). A step's start (its inventory, before its applies)
+   * and every other transition are written at once.
    */
   private pending: CheckpointChange[] = [];
+  /**
+   * Events about changes still in `pending` (plan started, the phases started after it, the last
+   * phase complete): emitted, in order, right after the write that carries them, so a listener that
+   * reads the checkpoint (the status reporter) finds them there. Later events queue behind them.
+   */
+  private deferred: EngineEvent[] = [];
 
   constructor(
     /** Replaced when a Pipe step re-renders it (same phases and steps, new objects). */
@@ -95,19 +118,45 @@ class Execution_ {
     return { instance: this.plan.instance, runId: this.active().id, plan: this.plan.plan };
   }
 
+  /** The active run as the next write will save it (the pending changes on the last saved checkpoint). */
   private active(): PlanRun {
+    const run = this.pending.reduce((c, next) => next(c), this.o.session.checkpoint).active;
+    if (run === undefined) throw new BatonError('ENGINE_NO_RUN', 'the checkpoint has no active run to execute');
+    return run;
+  }
+
+  /** The active run as last saved (pending changes left out). */
+  private saved(): PlanRun {
     const run = this.o.session.checkpoint.active;
     if (run === undefined) throw new BatonError('ENGINE_NO_RUN', 'the checkpoint has no active run to execute');
     return run;
   }
 
-  private mutate(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): Promise<void> {
-    return this.o.session.update((cp) => this.withPending(cp, change, inventory));
+  private async mutate(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): Promise<void> {
+    await this.o.session.update((cp) => this.withPending(cp, change, inventory));
+    this.flushDeferred();
   }
 
   /** `change` written with the next checkpoint write (see `pending`). */
   private later(change: (run: PlanRun) => PlanRun, inventory?: (inv: Inventory) => Inventory): void {
-    this.pending.push((cp) => applyChange(cp, (run) => change(run ?? this.active()), inventory));
+    this.pending.push((cp) => applyChange(cp, (run) => change(run ?? this.saved()), inventory));
+  }
+
+  /** Emits `event` now, or after the next write when events about pending changes wait for it (order kept). */
+  private emitInOrder(event: EngineEvent): void {
+    if (this.deferred.length > 0) this.deferred.push(event);
+    else this.o.emit(event);
+  }
+
+  /** Emits `event` after the next write (it is about a pending change). */
+  private emitAfterWrite(event: EngineEvent): void {
+    this.deferred.push(event);
+  }
+
+  private flushDeferred(): void {
+    const events = this.deferred;
+    this.deferred = [];
+    for (const e of events) this.o.emit(e);
   }
 
   /** The pending changes, then `change`, on `cp`; the pending ones are taken (the write carries them). */
@@ -118,11 +167,12 @@ class Execution_ {
   }
 
   /** The plan's final state, with `settle` folded into the same checkpoint write. */
-  private end(change: (run: PlanRun) => PlanRun, end: PlanEnd): Promise<void> {
-    return this.o.session.update((cp) => {
+  private async end(change: (run: PlanRun) => PlanRun, end: PlanEnd): Promise<void> {
+    await this.o.session.update((cp) => {
       const next = this.withPending(cp, change);
       return this.o.settle ? this.o.settle(next, end) : next;
     });
+    this.flushDeferred();
   }
 
   private now(): string {
@@ -130,21 +180,24 @@ class Execution_ {
   }
 
   async run(resumed: boolean, warnings: string[], prepare: CheckpointChange | undefined): Promise<Execution> {
-    if (prepare) this.pending.push(prepare);
-    await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), resumed ? 'resumed' : 'running')));
-    this.o.emit({ type: 'plan-started', ...this.base, run: this.active(), resumed, warnings });
+    if (prepare) this.pending.push(once(prepare));
+    // Written with the first step's start (or whatever write comes first): nothing reaches the cluster before it.
+    const startedAt = this.now();
+    this.later((r) => withPlanState(r, inProgress(r.state, startedAt, resumed ? 'resumed' : 'running')));
+    const started = this.active();
+    this.emitAfterWrite({ type: 'plan-started', instance: this.plan.instance, runId: started.id, plan: this.plan.plan, run: started, resumed, warnings });
     const results = await this.ordered(this.plan.strategy, this.plan.phases, (p) => this.runPhase(p), this.active().continued ?? 0, undefined);
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
     if (failure !== undefined) {
       await this.end((r) => withPlanState(r, fatal(r.state, this.now(), failure.error)), { outcome: 'failed', error: failure.error });
       const run = this.active();
-      this.o.emit({ type: 'plan-failed', ...this.base, run, error: failure.error });
+      this.emitInOrder({ type: 'plan-failed', ...this.base, run, error: failure.error });
       return { outcome: 'failed', run, error: failure.error };
     }
     if (results.some((r) => r.kind === 'superseded')) {
       await this.mutate((r) => withPlanState(r, inProgress(r.state, this.now(), 'superseded (newer desired state or shutdown) after the running step\'s applies')));
       const run = this.active();
-      this.o.emit({ type: 'plan-superseded', ...this.base, run });
+      this.emitInOrder({ type: 'plan-superseded', ...this.base, run });
       return { outcome: 'superseded', run };
     }
     const waits = results.flatMap((r) => (r.kind === 'waiting' ? r.waits : []));
@@ -152,12 +205,12 @@ class Execution_ {
       const now = this.now();
       await this.mutate((r) => withPlanState(r, { status: 'WAITING', startedAt: startedAtOf(r.state, now), since: now, message: 'waiting for baton plan continue (canary)', waits }));
       const run = this.active();
-      this.o.emit({ type: 'plan-waiting', ...this.base, run, waits });
+      this.emitInOrder({ type: 'plan-waiting', ...this.base, run, waits });
       return { outcome: 'waiting', run, waits };
     }
     await this.end((r) => withPlanState(r, complete(r.state, this.now(), 'plan complete')), { outcome: 'complete' });
     const run = this.active();
-    this.o.emit({ type: 'plan-complete', ...this.base, run });
+    this.emitInOrder({ type: 'plan-complete', ...this.base, run });
     return { outcome: 'complete', run };
   }
 
@@ -198,7 +251,7 @@ class Execution_ {
     if (this.isSuperseded()) return { kind: 'superseded' };
     const startedAt = this.now();
     this.later((r) => withPhaseState(r, phase.name, inProgress(phaseState(r, phase.name), startedAt, 'running')));
-    this.o.emit({ type: 'phase-started', ...this.base, phase: phase.name });
+    this.emitInOrder({ type: 'phase-started', ...this.base, phase: phase.name });
     // The step as the plan renders it now: a Pipe step before it may have re-rendered the plan.
     const each = (s: RenderedStep): Promise<Result> => this.runStep(phase, this.currentStep(phase.name, s.name) ?? s);
     const continued = this.active().phases.find((p) => p.name === phase.name)?.continued ?? 0;
@@ -206,14 +259,23 @@ class Execution_ {
     const failure = results.find((r): r is Extract<Result, { kind: 'failed' }> => r.kind === 'failed');
     if (failure !== undefined) {
       await this.mutate((r) => withPhaseState(r, phase.name, fatal(phaseState(r, phase.name), this.now(), failure.error)));
-      this.o.emit({ type: 'phase-failed', ...this.base, phase: phase.name });
+      this.emitInOrder({ type: 'phase-failed', ...this.base, phase: phase.name });
       return failure;
     }
     if (results.some((r) => r.kind === 'superseded')) return { kind: 'superseded' };
     const waits = results.flatMap((r) => (r.kind === 'waiting' ? r.waits : []));
     if (waits.length > 0) return { kind: 'waiting', waits };
-    await this.mutate((r) => withPhaseState(r, phase.name, complete(phaseState(r, phase.name), this.now(), 'phase complete')));
-    this.o.emit({ type: 'phase-complete', ...this.base, phase: phase.name });
+    const finishedAt = this.now();
+    const done = (r: PlanRun): PlanRun => withPhaseState(r, phase.name, complete(phaseState(r, phase.name), finishedAt, 'phase complete'));
+    const event: EngineEvent = { type: 'phase-complete', ...this.base, phase: phase.name };
+    // The last phase to end: the plan's end follows with nothing applied in between, so they share one write.
+    if (this.plan.phases.every((p) => p.name === phase.name || phaseState(this.active(), p.name).status === 'COMPLETE')) {
+      this.later(done);
+      this.emitAfterWrite(event);
+      return { kind: 'complete' };
+    }
+    await this.mutate(done);
+    this.emitInOrder(event);
     return { kind: 'complete' };
   }
 
@@ -237,7 +299,7 @@ class Execution_ {
       // A superseded step is not a failure: it keeps its IN_PROGRESS or ERROR state (and start time) for
       // the run that resumes or supersedes it.
       if (this.isSuperseded()) return { kind: 'superseded' };
-      this.o.emit({ type: 'step-started', ...at, objects: step.actions.length, attempt });
+      this.emitInOrder({ type: 'step-started', ...at, objects: step.actions.length, attempt });
       const remaining = deadline - this.o.clock.now();
       const deadlineCtl = new AbortController();
       void this.o.clock.sleep(Math.max(0, remaining), deadlineCtl.signal).then(
@@ -247,8 +309,9 @@ class Execution_ {
       try {
         if (remaining <= 0) throw new StepTimeoutError(step.name, step.timeoutSeconds, lastWait);
         // Nothing of the step is applied when one of its objects belongs to another instance.
-        await checkOwnership(this.o.client, step.actions, ownerValue(this.plan.instance), this.o.concurrency);
+        const absentBefore = await checkOwnership(this.o.client, step.actions, ownerValue(this.plan.instance), this.o.concurrency);
         const batch = await runBatch(step.actions, {
+          absentBefore,
           client: this.o.client,
           hooks: this.o.hooks,
           clock: this.o.clock,
@@ -259,7 +322,7 @@ class Execution_ {
           imagePullGraceSeconds: this.o.imagePullGraceSeconds,
           onWaiting: (object, message) => {
             lastWait = `${object}: ${message}`;
-            this.o.emit({ type: 'step-waiting', ...at, object, message });
+            this.emitInOrder({ type: 'step-waiting', ...at, object, message });
           },
         });
         if (batch.kind === 'superseded') {
@@ -278,7 +341,7 @@ class Execution_ {
           ? `; ${await this.o.children(step.children, async (object, message) => {
             lastWait = `${object}: ${message}`;
             await this.mutate((r) => withStepState(r, phase.name, step.name, inProgress(stepState(r, phase.name, step.name), this.now(), `waiting on ${object}: ${message}`)));
-            this.o.emit({ type: 'step-waiting', ...at, object, message });
+            this.emitInOrder({ type: 'step-waiting', ...at, object, message });
           })}`
           : '';
         deadlineCtl.abort();
@@ -288,7 +351,7 @@ class Execution_ {
           (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), finishedAt, `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
           (inv) => inv.without(outcome.deleted),
         );
-        this.o.emit({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
+        this.emitInOrder({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
         return { kind: 'complete' };
       } catch (err) {
         deadlineCtl.abort();
@@ -301,11 +364,11 @@ class Execution_ {
           const final = cls.class === 'transient' ? failureInfo(new StepTimeoutError(step.name, step.timeoutSeconds, `retrying after: ${error.message}`), 'STEP_TIMEOUT', '') : error;
           await this.mutate((r) => withStepState(r, phase.name, step.name, fatal(stepState(r, phase.name, step.name), this.now(), final)));
           const object = applied.find((r) => refLabel(r) === final.object);
-          this.o.emit({ type: 'step-failed', ...at, error: final, ...(object ? { object } : {}) });
+          this.emitInOrder({ type: 'step-failed', ...at, error: final, ...(object ? { object } : {}) });
           return { kind: 'failed', error: final };
         }
         await this.mutate((r) => withStepState(r, phase.name, step.name, errored(stepState(r, phase.name, step.name), this.now(), error, attempt + 1)));
-        this.o.emit({ type: 'step-error', ...at, error, attempt: attempt + 1, retryInMs: delay });
+        this.emitInOrder({ type: 'step-error', ...at, error, attempt: attempt + 1, retryInMs: delay });
         // The backoff ends early on supersede; the check at the top of the loop then stops the step.
         await this.o.clock.sleep(delay, this.o.signal).catch(() => undefined);
       }

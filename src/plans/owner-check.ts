@@ -7,7 +7,7 @@
  * not checked.
  */
 import type { KubeClient } from '../kube/client.js';
-import { refLabel, refOf, type KubeObject } from '../kube/object.js';
+import { refKey, refLabel, refOf, type KubeObject } from '../kube/object.js';
 import { BatonError } from '../errors.js';
 import { KubeApiError } from '../kube/errors.js';
 import { ANNOTATION_OWNER, LABEL_INSTANCE, ownerOfLive } from '../render/labels.js';
@@ -27,10 +27,15 @@ export class ObjectOwnedError extends BatonError {
 /** Kinds several instances legitimately apply: the namespace they share. */
 const SHARED_KINDS = new Set(['Namespace']);
 
-/** Throws ObjectOwnedError for the first object of `actions` that another instance owns. */
-export async function checkOwnership(client: KubeClient, actions: readonly BatchAction[], owner: string, concurrency: number): Promise<void> {
+/**
+ * Throws ObjectOwnedError for the first object of `actions` that another instance owns. Returns the
+ * objects (`refKey`) found absent: the step's apply creates them (the readiness wait knows that their
+ * pods can only come after it).
+ */
+export async function checkOwnership(client: KubeClient, actions: readonly BatchAction[], owner: string, concurrency: number): Promise<Set<string>> {
   const objects = actions.filter((a) => a.action === 'apply' && !SHARED_KINDS.has(a.object.kind)).map((a) => a.object);
   let conflict: ObjectOwnedError | undefined;
+  const absent = new Set<string>();
   await forEachLimited(objects, concurrency, async (obj: KubeObject) => {
     if (conflict) return;
     let live: KubeObject | undefined;
@@ -41,10 +46,12 @@ export async function checkOwnership(client: KubeClient, actions: readonly Batch
       if (err instanceof KubeApiError && err.status === 404) return;
       throw err;
     }
+    if (live === undefined) absent.add(refKey(refOf(obj)));
     const current = live === undefined ? undefined : ownerOfLive(live.metadata);
     if (current !== undefined && current !== owner) conflict ??= new ObjectOwnedError(refLabel(refOf(obj)), current, owner);
   });
   if (conflict) throw conflict;
+  return absent;
 }
 
 /**

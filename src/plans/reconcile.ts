@@ -12,7 +12,7 @@ import { maskingListener, safeEmitter, type EventListener } from './events.js';
 import { maskerFor } from '../render/mask.js';
 import { executePlan, type Execution, type ExecutorOptions, type PlanEnd } from './executor.js';
 import type { EngineHooks } from './hooks.js';
-import { ensureNamespace } from './namespace.js';
+import { ensureNamespace, forgetNamespace } from './namespace.js';
 import { prune, removeAll, type PruneReport } from './prune.js';
 import { alignRun, newRun } from './run-record.js';
 import { desiredStoredValues, selectPlan, type DesiredState } from './selection.js';
@@ -136,7 +136,13 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         handledRequests: requestId ? [requestId, ...cp.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) : cp.handledRequests,
       };
     };
-    return { execution: await executePlan(plan, withPipes(exec, options, planName, args), false, [], record), plan };
+    const execution = await executePlan(plan, withPipes(exec, options, planName, args), false, [], record).catch((err: unknown) => {
+      // The namespace may be gone since it was last seen (ensureNamespace remembers it for a while).
+      forgetNamespace(options.client, options.instance.namespace);
+      throw err;
+    });
+    if (execution.outcome === 'failed') forgetNamespace(options.client, options.instance.namespace);
+    return { execution, plan };
   };
 
   const finish = async (execution: Execution, plan: RenderedPlan, resumed: boolean, warnings: string[]): Promise<ReconcileResult> => {

@@ -20,8 +20,18 @@ export interface WaitOptions {
   refs: readonly ObjectRef[];
   /** Called with the latest observed object per ref (`observedKey(ref)`); `undefined` = does not exist. */
   evaluate(observed: Observed, context: readonly KubeObject[]): WaitVerdict;
-  /** Whole collections also followed, for context (the pods that explain a workload's wait). */
-  context?: readonly { apiVersion: string; kind: string; namespace: string | undefined }[];
+  /**
+   * Whole collections also followed, for context (the pods that explain a workload's wait). With
+   * `resourceVersion`, the collection is known to hold nothing of interest before it (the pods of
+   * workloads created at or after it): watched from there, starting empty, without a first list.
+   */
+  context?: readonly { apiVersion: string; kind: string; namespace: string | undefined; resourceVersion?: string }[];
+  /**
+   * Objects of `refs` as the server last answered them (the apply answers): a kind and namespace whose
+   * objects are all here starts from them, watched from their oldest resourceVersion, without a first
+   * list (issue #20: a list per workload applied). Dropped watches and 410 Gone re-list as usual.
+   */
+  known?: readonly KubeObject[];
   onWaiting?(verdict: Extract<WaitVerdict, { kind: 'waiting' }>): void;
   /** Aborting (timeout, shutdown) rejects with the signal's reason. */
   signal: AbortSignal;
@@ -39,6 +49,8 @@ interface Group {
   /** `undefined`: every object of the collection (context), kept in `all`. */
   names: Set<string> | undefined;
   all: Map<string, KubeObject>;
+  /** Where the first watch starts instead of a list, with what is known at that point. */
+  start?: { resourceVersion: string; objects: readonly KubeObject[] };
 }
 
 export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { kind: 'waiting' }>> {
@@ -46,7 +58,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
   const observed = new Map<string, KubeObject | undefined>();
   const inner = new AbortController();
   const total = new Set(refs.map(observedKey)).size;
-  const contextGroups: Group[] = (options.context ?? []).map((c) => ({ ...c, names: undefined, all: new Map() }));
+  const contextGroups: Group[] = (options.context ?? []).map(({ resourceVersion, ...c }) => ({ ...c, names: undefined, all: new Map(), ...(resourceVersion !== undefined ? { start: { resourceVersion, objects: [] } } : {}) }));
   return new Promise((resolve, reject) => {
     let finished = false;
     let lastMessage = '';
@@ -80,7 +92,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
       finish(() => resolve({ kind: 'done' }));
       return;
     }
-    for (const group of [...groupsOf(refs), ...contextGroups]) {
+    for (const group of [...groupsOf(refs, options.known ?? []), ...contextGroups]) {
       followGroup(options, group, observed, inner.signal, check).catch((err: unknown) => finish(() => reject(asError(err))));
     }
     void (async () => {
@@ -92,7 +104,7 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
   });
 }
 
-function groupsOf(refs: readonly ObjectRef[]): Group[] {
+function groupsOf(refs: readonly ObjectRef[], known: readonly KubeObject[]): Group[] {
   const groups = new Map<string, Group>();
   for (const r of refs) {
     const id = `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}`;
@@ -101,7 +113,30 @@ function groupsOf(refs: readonly ObjectRef[]): Group[] {
     names.add(r.name);
     groups.set(id, g);
   }
+  const answered = new Map(known.map((o) => [observedKey({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name ?? '', ...(o.metadata.namespace !== undefined ? { namespace: o.metadata.namespace } : {}) }), o]));
+  for (const g of groups.values()) {
+    const objects = [...(g.names ?? [])].map((name) => answered.get(observedKey({ apiVersion: g.apiVersion, kind: g.kind, name, ...(g.namespace !== undefined ? { namespace: g.namespace } : {}) })));
+    if (objects.some((o) => o === undefined)) continue;
+    const present = objects.filter((o): o is KubeObject => o !== undefined);
+    const resourceVersion = oldestVersion(present);
+    if (resourceVersion !== undefined) g.start = { resourceVersion, objects: present };
+  }
   return [...groups.values()];
+}
+
+/**
+ * The oldest of the objects' resourceVersions, or undefined when one has none or one is not a decimal
+ * number (Kubernetes' are etcd revisions; anything else is not compared, and the group is listed).
+ */
+export function oldestVersion(objects: readonly KubeObject[]): string | undefined {
+  let oldest: bigint | undefined;
+  for (const o of objects) {
+    const rv = o.metadata.resourceVersion;
+    if (rv === undefined || !/^\d+$/.test(rv)) return undefined;
+    const n = BigInt(rv);
+    if (oldest === undefined || n < oldest) oldest = n;
+  }
+  return oldest?.toString();
 }
 
 async function followGroup(options: WaitOptions, g: Group, observed: Map<string, KubeObject | undefined>, signal: AbortSignal, changed: () => void): Promise<void> {
@@ -110,11 +145,14 @@ async function followGroup(options: WaitOptions, g: Group, observed: Map<string,
   // A single object is narrowed server-side; several share one list+watch of their kind and namespace.
   const only = g.names?.size === 1 ? [...g.names][0] : undefined;
   const selector = only !== undefined ? { fieldSelector: `metadata.name=${only}` } : {};
+  // The first round may start from what is known (see Group.start); any later one lists.
+  let start = g.start;
   while (!signal.aborted) {
     let pause = 100;
     try {
-      const list = await client.list(g.apiVersion, g.kind, g.namespace, selector);
-      const byName = new Map(list.items.map((o) => [o.metadata.name ?? '', o]));
+      const list = start ?? await listed(client, g, selector);
+      start = undefined;
+      const byName = new Map(list.objects.map((o) => [o.metadata.name ?? '', o]));
       if (g.names === undefined) {
         g.all.clear();
         for (const [name, o] of byName) g.all.set(name, o);
@@ -138,6 +176,11 @@ async function followGroup(options: WaitOptions, g: Group, observed: Map<string,
     }
     await clock.sleep(pause, signal).catch(() => undefined);
   }
+}
+
+async function listed(client: KubeClient, g: Group, selector: { fieldSelector?: string }): Promise<{ resourceVersion: string; objects: readonly KubeObject[] }> {
+  const list = await client.list(g.apiVersion, g.kind, g.namespace, selector);
+  return { resourceVersion: list.resourceVersion, objects: list.items };
 }
 
 function isGone(err: unknown): boolean {

@@ -9,6 +9,7 @@ import { errorMessage } from '../errors.js';
 import type { KubeClient } from '../kube/client.js';
 import { DriftKeeper, driftSettingsOf, type DriftSettings, type InstanceDrift, type KeeperInstance } from '../drift/index.js';
 import { loadInstanceSource } from '../plans/instance-source.js';
+import { forgetNamespace } from '../plans/namespace.js';
 import type { SyncSettingsDecl } from '../render/index.js';
 import type { CommitTree } from '../git/tree.js';
 import type { Checkpoint } from '../plans/checkpoint.js';
@@ -118,7 +119,7 @@ export class DriftLoop {
       if (this.host.stopped.aborted) break;
       const c = candidates.find((x) => keyString(x.instance.key) === keyString(result.instance));
       if (c === undefined) continue;
-      const next = await this.act(c, result).catch((err: unknown) => {
+      const next = await this.act(c, result, report.checkpoints?.get(keyString(result.instance))).catch((err: unknown) => {
         this.host.log('warn', `${keyString(result.instance)}: drift: ${errorMessage(err)}`, { instance: keyString(result.instance) });
         return undefined;
       });
@@ -128,14 +129,18 @@ export class DriftLoop {
   }
 
   /** Records what changed, then asks for a repair or a new plan run when the policy says so. */
-  private async act(c: { instance: KeeperInstance; desired: DesiredInstance; status: InstanceStatus }, result: InstanceDrift): Promise<{ job: Promise<InstanceReport> } | undefined> {
+  private async act(c: { instance: KeeperInstance; desired: DesiredInstance; status: InstanceStatus }, result: InstanceDrift, swept: Checkpoint | undefined): Promise<{ job: Promise<InstanceReport> } | undefined> {
     const id = keyString(result.instance);
     // A plan started meanwhile: its transitions are the record now; the next check looks again.
     if (this.host.busy(id)) return undefined;
     const policy = c.instance.settings.policy;
     const sections: LiveSections = { health: healthSectionOf(result), drift: driftSectionOf(result, policy) };
     const deps = this.host.deps();
-    const checkpoint = result.checkpointMissing ? undefined : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
+    // The checkpoint as the sweep listed it, unless the instance's record moved since it was chosen (a
+    // plan ran meanwhile): then read again. A write by a command run directly against the cluster since
+    // the list is recorded by the next check (issue #20: one GET per instance and check saved).
+    const fresh = swept !== undefined && this.host.status(id) === c.status;
+    const checkpoint = result.checkpointMissing ? undefined : fresh ? swept : (await deps.checkpoints.load(c.instance.key))?.checkpoint;
     // The sweep is not the instance's worker: while it ran, a shard member may have let go of the
     // instance (its record went with it). Written against no record, the checkpoint's run would be
     // recorded again (issue: duplicated runs while members join). Nor may the record have changed since
@@ -174,7 +179,11 @@ export class DriftLoop {
     }
     if (reporter.last) this.host.setStatus(id, reporter.last);
     if (policy !== 'repair' || this.host.busy(id)) return undefined;
-    if (result.checkpointMissing) return { job: this.host.replan(c.desired, 'repair: the checkpoint is gone (was the namespace deleted?)') };
+    if (result.checkpointMissing) {
+      // Its namespace may be gone with it: the run must not take it as known (src/plans/namespace.ts).
+      forgetNamespace(deps.clientFor?.(c.instance.key) ?? deps.client, c.instance.key.namespace);
+      return { job: this.host.replan(c.desired, 'repair: the checkpoint is gone (was the namespace deleted?)') };
+    }
     if (!result.objects.some((o) => o.action === 'repair')) return undefined;
     return { job: this.repairJob(c, result, sections, checkpoint, sensitive) };
   }

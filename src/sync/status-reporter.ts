@@ -107,8 +107,12 @@ export class StatusReporter {
       case 'checkpoint':
         this.checkpoint = event.checkpoint;
         return;
-      case 'plan-started':
       case 'phase-complete':
+        // The last phase's end is written with the plan's: recorded with plan-complete, after pruning.
+        if (this.checkpoint?.active?.state.status === 'COMPLETE') return;
+        this.recordTransitions();
+        return;
+      case 'plan-started':
       case 'plan-failed':
       case 'plan-waiting':
       case 'request':

@@ -77,16 +77,18 @@ describe('the plan engine against an in-memory API', () => {
       return save(cp, version);
     };
     expect(outcome(await h.run({ deploy: twoSteps }))).toBe('complete');
-    // Before: 9 writes (the new run PENDING and then started, the phase started on its own, each step's end on its own).
-    // A phase's start and a step's end ride with the next write: nothing reaches the cluster in between.
+    // Before: 9 writes (the new run PENDING and then started, the phase started on its own, each step's end on its own),
+    // then 5 (the plan's start and the last phase's end on their own; issue #20).
+    // A plan's and a phase's start and a step's end ride with the next write, the last phase's end with the
+    // plan's end: nothing reaches the cluster in between.
     expect(saved).toEqual([
-      'IN_PROGRESS PENDING PENDING PENDING inventory ',
       // Every step's objects are in the inventory before the step applies them.
       'IN_PROGRESS IN_PROGRESS IN_PROGRESS PENDING inventory a',
       'IN_PROGRESS IN_PROGRESS COMPLETE IN_PROGRESS inventory a,web',
-      'IN_PROGRESS COMPLETE COMPLETE COMPLETE inventory a,web',
       'COMPLETE COMPLETE COMPLETE COMPLETE inventory a,web',
     ]);
+    // Every event still comes, in order, after the write that records what it says.
+    expect(types(h.events)).toEqual(['plan-started', 'phase-started:main', 'step-started:config', 'step-complete:config', 'step-started:servers', 'step-complete:servers', 'phase-complete:main', 'plan-complete']);
   });
 
   it('creates the instance namespace when it does not exist', async () => {

@@ -9,10 +9,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
+import { DriftKeeper } from '../../src/drift/index.js';
+import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { defaultHooks } from '../../src/plans/defaults.js';
 import type { Agent } from '../../src/sync/agent.js';
 import { startRepoHarness, type RepoHarness } from '../helpers/agent-harness.js';
 import { recordingProxy, type RecordedRequest, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { instance, mirrorOf, outcomeKinds, testAgent } from './fixtures.js';
+import { until } from '../helpers/wait.js';
 
 /** `GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-a` with its query left out. */
 const route = (r: RecordedRequest): string => `${r.method} ${r.path.split('?')[0] ?? ''}${/[?&]watch=(1|true)/.test(r.path) ? ' (watch)' : ''}`;
@@ -48,10 +52,48 @@ describe('the API calls of one instance deploy', () => {
     // Before: a list (and a watch when the list did not show it ready) of the ConfigMap the apply had just answered.
     expect(calls.filter((c) => c.startsWith('GET /api/v1/namespaces/shop/configmaps') && !c.includes('/configmaps/'))).toEqual([]);
     // Before: 7 (the new run, plan started, phase started, step started, step complete, phase complete,
-    // plan complete). Now: the run recorded started; phase and step started; step and phase complete; plan complete.
-    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(4);
+    // plan complete), then 4. Now: the run, its phase and its step started (before the apply); the
+    // step, the phase and the plan complete.
+    expect(count('POST /api/v1/namespaces/shop/configmaps') + count('PUT /api/v1/namespaces/shop/configmaps/baton-checkpoint-a')).toBe(2);
     // The apply itself, and the ownership read before it, still happen.
     expect(count('PATCH /api/v1/namespaces/shop/configmaps/a')).toBe(1);
     expect(count('GET /api/v1/namespaces/shop/configmaps/a')).toBe(1);
+  });
+});
+
+describe('the API calls of the drift check after a deploy', () => {
+  let h: RepoHarness;
+  let proxy: RecordingProxy;
+  let client: HttpKubeClient;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    h = await startRepoHarness({ files: { 'instances/shop/b.yaml': instance({ VALUE: 'one' }) }, message: 'instance b' });
+    proxy = await recordingProxy(h.clusters[0]?.url ?? '');
+    client = await createKubeClient({ kubeconfigPath: proxy.kubeconfig(join(h.world.sandbox.dir, 'proxy-kubeconfig')) });
+    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
+    agent = testAgent(mirrorOf(h.world), client, h.renderer, { drift });
+    await agent.start();
+    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/b': 'complete' });
+    await agent.drain();
+  }, 60_000);
+  afterAll(async () => {
+    await agent.stop();
+    client.close();
+    await proxy.close();
+    await h.stop();
+  });
+
+  it('GIVEN a deployed instance WHEN its drift is checked THEN the checkpoint the sweep listed is used, not read again', async () => {
+    proxy.requests.length = 0;
+    await agent.pass({ drift: 'all' });
+    await agent.drain();
+    const calls = proxy.requests.map(route);
+    // The sweep lists checkpoints (and the objects) ...
+    expect(calls.filter((c) => /^GET \/api\/v1\/(namespaces\/[^/]+\/)?configmaps$/.test(c)).length).toBeGreaterThan(0);
+    // ... and its result is recorded: health Healthy, no drift.
+    await until(async () => (await h.statusOf('shop/b'))?.drift?.status === 'InSync', 20_000, 'the drift check recorded');
+    // Before: the drift loop read the checkpoint once more per instance to record the check.
+    expect(calls.filter((c) => c === 'GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-b')).toEqual([]);
   });
 });
