@@ -10,7 +10,10 @@ import { join } from 'node:path';
  * loader thread overwrite it).
  */
 export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean; cpuProfDir?: string } = {}): Promise<ChildProcess> {
-  const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
+  // BATON_BENCH_CLUSTER_ENTRY: another checkout's src/cluster/index.ts (a file: URL), to measure its
+  // simulator against this one's under the same conditions (docs/internals/benchmarks.md).
+  const other = process.env.BATON_BENCH_CLUSTER_ENTRY;
+  const entry = other !== undefined && other !== '' ? other : new URL('../src/cluster/index.ts', import.meta.url).href;
   const code = [
     `const { startCluster } = await import(${JSON.stringify(entry)});`,
     `const c = await startCluster({ controllers: ${options.controllers === true}, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
