@@ -1,13 +1,19 @@
 /** The simulated cluster in a process of its own, for benches that measure a client against it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Starts the simulator (controllers off unless asked for) writing its kubeconfig; ending the child's stdin stops it.
- * `cpuProfDir`: the simulator writes a V8 CPU profile there when it stops (node --cpu-prof).
+ * `cpuProfDir`: the simulator writes V8 CPU profiles into its subfolder `cluster/` when it stops (node
+ * --cpu-prof): one per thread, the main thread's is the largest (a fixed --cpu-prof-name made tsx's
+ * loader thread overwrite it).
  */
 export async function clusterProcess(kubeconfigOut: string, options: { controllers?: boolean; cpuProfDir?: string } = {}): Promise<ChildProcess> {
-  const entry = new URL('../src/cluster/index.ts', import.meta.url).href;
+  // BATON_BENCH_CLUSTER_ENTRY: another checkout's src/cluster/index.ts (a file: URL), to measure its
+  // simulator against this one's under the same conditions (docs/internals/benchmarks.md).
+  const other = process.env.BATON_BENCH_CLUSTER_ENTRY;
+  const entry = other !== undefined && other !== '' ? other : new URL('../src/cluster/index.ts', import.meta.url).href;
   const code = [
     `const { startCluster } = await import(${JSON.stringify(entry)});`,
     `const c = await startCluster({ controllers: ${options.controllers === true}, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
@@ -15,7 +21,7 @@ export async function clusterProcess(kubeconfigOut: string, options: { controlle
     `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
     `process.stdin.resume();`,
   ].join('\n');
-  const child = spawn(process.execPath, [...(options.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, '--cpu-prof-name=cluster.cpuprofile'] : []), '--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(options.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, 'cluster')}`] : []), '--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       if (d.toString().includes('ready')) resolve();

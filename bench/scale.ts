@@ -31,7 +31,8 @@ import { configHashOf, configTextOf, rendezvousOwner } from '../src/shards/index
 import { CONFIG_ANNOTATION, CONFIG_HASH_ANNOTATION, MEMBER_ID_ANNOTATION, SHARD_SET_LABEL, memberIdOf, memberLeaseName } from '../src/shards/member-lease.js';
 import type { KubeClient } from '../src/kube/client.js';
 import type { KubeObject } from '../src/kube/object.js';
-import { recordingProxy, type RecordingProxy } from '../test/helpers/recording-proxy.js';
+import type { RecordingProxy } from '../test/helpers/recording-proxy.js';
+import { tcpRecordingProxy } from './_proxy.js';
 import { rerunAfterKill, type Snapshot } from './_rerun.js';
 import { checkHistory } from '../test/helpers/transitions.js';
 
@@ -197,7 +198,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     const started = Date.now();
     startedAt = started;
     for (let i = 0; i < agentCount; i++) {
-      const proxy = await recordingProxy(url);
+      // At the TCP level: bytes pass untouched, the proxy reads only the HTTP framing (bench/_proxy.ts).
+      const proxy = await tcpRecordingProxy(url);
       proxies.push(proxy);
       const kubeconfig = proxy.kubeconfig(join(dir, `kubeconfig-${i}`));
       const child = spawn(process.execPath, [...(heapDir !== undefined ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []),

@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- store [--n N]`: the simulated API store in process, without HTTP. Figures: CPU
  * microseconds per server-side apply of a Deployment (create and no-op re-apply and changing
- * re-apply), per ConfigMap create, per list of a 100-object namespace, and heap bytes per stored
+ * re-apply), per ConfigMap create, per list of a 100-object namespace, per list of one object by name
+ * (fieldSelector metadata.name=) in a namespace of N/10, and heap bytes per stored
  * object at N ConfigMaps (default 10,000).
  */
 import { Store } from '../src/cluster/store/index.js';
@@ -55,6 +56,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     for (let i = 0; i < 100; i++) store.list(cm, 'ns-3', { limit: 100 });
   }) / 100;
   const listAll = cpuMicros(() => store.list(cm, undefined, {}));
+  // One object by name in a namespace of N/10, as a readiness gate lists it (fieldSelector metadata.name=).
+  const listByName = cpuMicros(() => {
+    for (let i = 0; i < 100; i++) store.list(cm, 'ns-3', { fieldSelector: `metadata.name=cm-${i * 10 + 3}` });
+  }) / 100;
   await store.close();
   return {
     objects: n,
@@ -64,6 +69,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     cpuMicrosPerConfigMapCreate: Math.round(createCm),
     cpuMicrosPerListNamespacePage: Math.round(listNamespace),
     cpuMicrosListAll: Math.round(listAll),
+    cpuMicrosPerListByName: Math.round(listByName),
     heapBytesPerObject: gc ? Math.round(heapPerObject) : 'run with node --expose-gc for heap figures',
   };
 }

@@ -72,13 +72,21 @@ export class Core {
     return loc ? this.find(loc.key, loc.namespace, loc.name) : undefined;
   }
 
-  /** Every object of a collection (optionally one namespace), in namespace then name order. */
-  scan(key: string, namespace: string | undefined): KubeObject[] {
+  /**
+   * Every object of a collection (optionally one namespace; with `name`, only objects of that name),
+   * in namespace then name order.
+   */
+  scan(key: string, namespace: string | undefined, name?: string): KubeObject[] {
     const c = this.collections.get(key);
     if (!c) return [];
     const buckets = namespace !== undefined ? [c.get(namespace)].filter((b): b is Bucket => b !== undefined) : [...c.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, b]) => b);
     const out: KubeObject[] = [];
     for (const b of buckets) {
+      if (name !== undefined) {
+        const obj = b.get(name);
+        if (obj) out.push(obj);
+        continue;
+      }
       const names = [...b.keys()].sort();
       for (const n of names) out.push(b.get(n) as KubeObject);
     }

@@ -147,3 +147,17 @@ export function parseFieldSelector(selector: string | undefined, kind: string, c
   });
   return (obj) => reqs.every((r) => (fieldValue(obj, r.field) === r.value) !== r.neg);
 }
+
+/**
+ * The one name a field selector allows, when it has a `metadata.name=` (or `==`) term: a list then
+ * looks that name up instead of walking its namespace (a readiness gate lists one object by name, and
+ * namespaces hold hundreds at scale). The selector's matcher still decides; parse it first (errors).
+ */
+export function pinnedName(selector: string | undefined): string | undefined {
+  if (selector === undefined) return undefined;
+  for (const term of splitTerms(selector)) {
+    const m = FIELD_RE.exec(term);
+    if (m && m[1] === 'metadata.name' && m[2] !== '!=') return (m[3] ?? '').trim();
+  }
+  return undefined;
+}

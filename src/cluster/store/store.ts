@@ -9,7 +9,7 @@ import { deleteCollection, deleteObject } from './delete.js';
 import { badRequest, notFound } from './errors.js';
 import { Journal, loadState } from './persist.js';
 import { getScale, updateScale } from './scale.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { parseFieldSelector, parseLabelSelector, pinnedName } from './selectors.js';
 import { bootstrap } from './bootstrap.js';
 import { afterCommit } from './admission/index.js';
 import { createObject, patchObject, updateObject } from './write.js';
@@ -86,7 +86,7 @@ export class Store {
     const labels = parseLabelSelector(options.labelSelector);
     const fields = parseFieldSelector(options.fieldSelector, type.kind, type.schema !== undefined);
     const ns = type.namespaced ? namespace : undefined;
-    let all = this.core.scan(storageKey(type), ns === '' ? undefined : ns);
+    let all = this.core.scan(storageKey(type), ns === '' ? undefined : ns, pinnedName(options.fieldSelector));
     const token = options.continue ? decodeContinue(options.continue) : undefined;
     if (token) all = all.filter((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}` > token.start);
     const matching = all.filter((o) => labels(o) && fields(o));

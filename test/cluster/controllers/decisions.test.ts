@@ -1,7 +1,7 @@
 /** The controllers' pure decisions, checked at chosen instants without running anything. */
 import { describe, expect, it } from 'vitest';
 import { dueTimes } from '../../../src/cluster/controllers/cronjob.js';
-import { nextStep, limitsOf, newReplicaSetFor } from '../../../src/cluster/controllers/deployment/plan.js';
+import { findNewReplicaSet, nextStep, limitsOf, newReplicaSetFor } from '../../../src/cluster/controllers/deployment/plan.js';
 import { judgeJob } from '../../../src/cluster/controllers/job.js';
 import { podStage, type StageInput } from '../../../src/cluster/controllers/kubelet/stage.js';
 import { planReplicaSet } from '../../../src/cluster/controllers/replicaset.js';
@@ -97,6 +97,25 @@ describe('the Deployment rollout step', () => {
       }
     })();
     expect(text).toBe(expected);
+  });
+});
+
+describe('the new ReplicaSet of a Deployment', () => {
+  // Template keys are remembered per template object (issue #20): asked again, with the same and with
+  // new objects, the answers stay those of the templates.
+  it('is the oldest ReplicaSet whose template (without the hash label, nulls dropped) is the Deployment\'s, asked again and again', () => {
+    const v1 = rs(2, 2, 1, 'nginx:1', '2026-01-01T00:00:01Z');
+    const v1Later = rs(0, 0, 3, 'nginx:1', '2026-01-01T00:00:03Z');
+    const v2 = rs(1, 1, 2, 'nginx:2');
+    const owned = [v1Later, v2, v1];
+    for (let i = 0; i < 3; i++) {
+      expect(findNewReplicaSet(deployment('web', 2, 'nginx:1'), owned)).toBe(v1);
+      expect(findNewReplicaSet(deployment('web', 2, 'nginx:2'), owned)).toBe(v2);
+      expect(findNewReplicaSet(deployment('web', 2, 'nginx:3'), owned)).toBeUndefined();
+    }
+    const withNull = deployment('web', 2, 'nginx:2');
+    (withNull.spec as { template: { metadata: Record<string, unknown> } }).template.metadata.creationTimestamp = null;
+    expect(findNewReplicaSet(withNull, owned)).toBe(v2);
   });
 });
 

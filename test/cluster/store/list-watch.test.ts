@@ -42,9 +42,26 @@ describe('field selectors', () => {
     ['metadata.name', 'metadata.name=b', ['default/b']],
     ['metadata.namespace across namespaces', 'metadata.namespace=other', ['other/e', 'other/kube-root-ca.crt']],
     ['negated name', 'metadata.name!=a,metadata.namespace=default', ['default/b', 'default/c', 'default/d', 'default/kube-root-ca.crt']],
+    // A name pinned by `=`/`==` is looked up instead of walking the namespace: the rest of the selector still applies.
+    ['a name in every namespace, in namespace order', 'metadata.name==kube-root-ca.crt', ['default/kube-root-ca.crt', 'kube-node-lease/kube-root-ca.crt', 'kube-public/kube-root-ca.crt', 'kube-system/kube-root-ca.crt', 'other/kube-root-ca.crt']],
+    ['a name and a namespace', 'metadata.name=kube-root-ca.crt,metadata.namespace=other', ['other/kube-root-ca.crt']],
+    ['two different names', 'metadata.name=a,metadata.name=b', []],
+    ['a name and a negated name', 'metadata.name=a, metadata.name!=b', ['default/a']],
+    ['a missing name', 'metadata.name=zz', []],
   ])('%s', (_name, selector, keys) => {
     const { store, t } = seeded();
     expect(store.list(t.cm, undefined, { fieldSelector: selector }).items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(keys);
+  });
+
+  it('a pinned name in one namespace, with a label selector and a page limit', () => {
+    const { store, t } = seeded();
+    const names = (o: { labelSelector?: string; fieldSelector: string; limit?: number }): string[] => store.list(t.cm, 'default', o).items.map((x) => x.metadata.name ?? '');
+    expect(names({ fieldSelector: 'metadata.name=a' })).toEqual(['a']);
+    expect(names({ fieldSelector: 'metadata.name=a', labelSelector: 'app=web' })).toEqual(['a']);
+    expect(names({ fieldSelector: 'metadata.name=a', labelSelector: 'app=db' })).toEqual([]);
+    expect(names({ fieldSelector: 'metadata.name=e' })).toEqual([]);
+    expect(store.list(t.cm, 'default', { fieldSelector: 'metadata.name=a', limit: 1 })).toMatchObject({ items: [{ metadata: { name: 'a' } }] });
+    expect(store.list(t.cm, 'default', { fieldSelector: 'metadata.name=a', limit: 1 }).continue).toBeUndefined();
   });
 
   it('pods select on status.phase and spec.nodeName', () => {

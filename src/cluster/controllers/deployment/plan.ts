@@ -59,9 +59,26 @@ export const replicasOf = (rs: KubeObject): number => num(spec(rs).replicas, 0);
 export const availableOf = (rs: KubeObject): number => num(status(rs).availableReplicas, 0);
 
 /** The ReplicaSet whose template equals the Deployment's (a rollback finds an old one again). */
+/**
+ * A pod template's comparable form, remembered per template object: a reconcile compares the
+ * Deployment's template with every ReplicaSet's, and a workload's objects are reconciled many times
+ * (the informers hand out the same objects until a write replaces them, and nothing edits them in place).
+ */
+const templateKeys = new WeakMap<object, string>();
+
+function templateKey(obj: KubeObject): string {
+  const raw = spec(obj).template;
+  const memoKey = raw !== null && typeof raw === 'object' ? raw : undefined;
+  const known = memoKey ? templateKeys.get(memoKey) : undefined;
+  if (known !== undefined) return known;
+  const key = JSON.stringify(sortKeys(templateOf(obj)));
+  if (memoKey) templateKeys.set(memoKey, key);
+  return key;
+}
+
 export function findNewReplicaSet(deploy: KubeObject, owned: KubeObject[]): KubeObject | undefined {
-  const want = JSON.stringify(sortKeys(templateOf(deploy)));
-  const byTemplate = owned.filter((rs) => JSON.stringify(sortKeys(templateOf(rs))) === want);
+  const want = templateKey(deploy);
+  const byTemplate = owned.filter((rs) => templateKey(rs) === want);
   // Oldest first, as the real controller does when several match.
   return byTemplate.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))[0];
 }

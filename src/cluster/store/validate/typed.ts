@@ -5,6 +5,10 @@
  * Go struct field DeploymentSpec.spec.replicas of type int32`), and a field the type does not have is
  * reported for `fieldValidation` (`unknown field "spec.foo"`). Inline fields, Time, Quantity,
  * IntOrString, RawExtension and FieldsV1 are read as their JSON forms.
+ *
+ * Every write walks its whole object here (it was the largest share of a write's CPU), so what the
+ * walk asks of a field is worked out once per schema field (protobufjs computes `fullName` anew on
+ * each read), and the path of a value is only spelled out for a message.
  */
 import protobuf from 'protobufjs';
 import { isRecord } from '../../../kube/object.js';
@@ -35,7 +39,52 @@ function goType(field: protobuf.Field): string {
   return field.repeated ? `[]${base}` : base;
 }
 
-const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+/** What a value of a field must be, in JSON (one element of it, for a list or a map). */
+type Shape =
+  | { kind: 'scalar'; type: string }
+  | { kind: 'any' }
+  | { kind: 'string' }
+  | { kind: 'quantity' }
+  | { kind: 'intOrString' }
+  | { kind: 'strings' }
+  | { kind: 'message'; type: protobuf.Type };
+
+interface FieldInfo {
+  /** The message the field is declared in (its Go struct, for messages). */
+  owner: protobuf.Type;
+  field: protobuf.Field;
+  shape: Shape;
+}
+
+type FieldMap = Map<string, FieldInfo>;
+/** The JSON names each message accepts, computed once per message (every write walks them). */
+const fieldMaps = new WeakMap<protobuf.Type, FieldMap>();
+
+function shapeOf(field: protobuf.Field): Shape {
+  const t = field.resolvedType;
+  if (!(t instanceof protobuf.Type)) return { kind: 'scalar', type: field.type };
+  const name = t.fullName;
+  if (ANY_JSON.has(name)) return { kind: 'any' };
+  if (name.endsWith('resource.Quantity')) return { kind: 'quantity' };
+  if (STRING_LIKE.has(name)) return { kind: 'string' };
+  if (name.endsWith('intstr.IntOrString')) return { kind: 'intOrString' };
+  if (SLICES.has(name)) return { kind: 'strings' };
+  return { kind: 'message', type: t };
+}
+
+function fieldsOf(t: protobuf.Type): FieldMap {
+  let out = fieldMaps.get(t);
+  if (out) return out;
+  out = new Map();
+  for (const field of t.fieldsArray) {
+    field.resolve();
+    if (isInline(t, field) && field.resolvedType instanceof protobuf.Type) {
+      for (const [k, v] of fieldsOf(field.resolvedType)) out.set(k, v);
+    } else out.set(field.name, { owner: t, field, shape: shapeOf(field) });
+  }
+  fieldMaps.set(t, out);
+  return out;
+}
 
 function scalarOk(type: string, v: unknown): boolean {
   switch (type) {
@@ -49,85 +98,94 @@ function scalarOk(type: string, v: unknown): boolean {
   }
 }
 
-type FieldMap = Map<string, { owner: protobuf.Type; field: protobuf.Field }>;
-/** The JSON names each message accepts, computed once per message (every write walks them). */
-const fieldMaps = new WeakMap<protobuf.Type, FieldMap>();
-
-function fieldsOf(t: protobuf.Type): FieldMap {
-  let out = fieldMaps.get(t);
-  if (out) return out;
-  out = new Map();
-  for (const field of t.fieldsArray) {
-    field.resolve();
-    if (isInline(t, field) && field.resolvedType instanceof protobuf.Type) {
-      for (const [k, v] of fieldsOf(field.resolvedType)) out.set(k, v);
-    } else out.set(field.name, { owner: t, field });
+function shapeOk(shape: Shape, v: unknown): boolean {
+  switch (shape.kind) {
+    case 'scalar': return scalarOk(shape.type, v);
+    case 'any': return true;
+    case 'string': return typeof v === 'string';
+    case 'quantity': return typeof v === 'string' || typeof v === 'number';
+    case 'intOrString': return typeof v === 'string' || typeof v === 'number';
+    case 'strings': return Array.isArray(v) && v.every((s) => typeof s === 'string');
+    case 'message': return isRecord(v);
   }
-  fieldMaps.set(t, out);
-  return out;
+}
+
+/** A value's place in the object, as the decoder names it: `spec.containers[0].ports`, `metadata.labels.app`. */
+class Path {
+  private readonly parts: (string | number)[] = [];
+  push(part: string | number): void { this.parts.push(part); }
+  pop(): void { this.parts.pop(); }
+  toString(): string {
+    let out = '';
+    for (const p of this.parts) out = typeof p === 'number' ? `${out}[${p}]` : out === '' ? p : `${out}.${p}`;
+    return out;
+  }
 }
 
 class Walker {
   readonly result: TypedResult = { unknown: [] };
+  private readonly path = new Path();
 
-  private fail(owner: protobuf.Type, path: string, field: protobuf.Field, v: unknown, asElement = false): void {
-    this.result.typeError ??= `json: cannot unmarshal ${jsonType(v)} into Go struct field ${owner.name}.${path} of type ${asElement ? goType(field).replace(/^\[\]|^map\[string\]/, '') : goType(field)}`;
+  private fail(info: FieldInfo, v: unknown, asElement: boolean): void {
+    const { owner, field } = info;
+    this.result.typeError ??= `json: cannot unmarshal ${jsonType(v)} into Go struct field ${owner.name}.${this.path.toString()} of type ${asElement ? goType(field).replace(/^\[\]|^map\[string\]/, '') : goType(field)}`;
   }
 
-  value(owner: protobuf.Type, field: protobuf.Field, path: string, v: unknown): void {
+  private value(info: FieldInfo, v: unknown): void {
     if (v === null) return;
+    const { field } = info;
     if (field.map) {
-      if (!isRecord(v)) return this.fail(owner, path, field, v);
-      for (const [k, item] of Object.entries(v)) this.single(owner, field, `${path}.${k}`, item, true);
+      if (!isRecord(v)) return this.fail(info, v, false);
+      for (const k in v) {
+        this.path.push(k);
+        this.single(info, v[k], true);
+        this.path.pop();
+      }
       return;
     }
     if (field.repeated) {
-      if (!Array.isArray(v)) return this.fail(owner, path, field, v);
-      v.forEach((item, i) => this.single(owner, field, `${path}[${i}]`, item, true));
+      if (!Array.isArray(v)) return this.fail(info, v, false);
+      for (let i = 0; i < v.length; i++) {
+        this.path.push(i);
+        this.single(info, v[i] as unknown, true);
+        this.path.pop();
+      }
       return;
     }
-    this.single(owner, field, path, v, false);
+    this.single(info, v, false);
   }
 
-  private single(owner: protobuf.Type, field: protobuf.Field, path: string, v: unknown, element: boolean): void {
+  private single(info: FieldInfo, v: unknown, element: boolean): void {
     if (v === null) return;
-    const t = field.resolvedType;
-    if (!(t instanceof protobuf.Type)) {
-      if (!scalarOk(field.type, v)) this.fail(owner, path, field, v, element);
-      return;
-    }
-    if (ANY_JSON.has(t.fullName)) return;
-    if (STRING_LIKE.has(t.fullName) || t.fullName.endsWith('resource.Quantity')) {
-      if (typeof v !== 'string' && !(t.fullName.endsWith('resource.Quantity') && typeof v === 'number')) this.fail(owner, path, field, v, element);
-      return;
-    }
-    if (t.fullName.endsWith('intstr.IntOrString')) {
-      if (typeof v !== 'string' && typeof v !== 'number') this.fail(owner, path, field, v, element);
-      return;
-    }
-    if (SLICES.has(t.fullName)) {
-      if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) this.fail(owner, path, field, v, element);
-      return;
-    }
-    if (!isRecord(v)) return this.fail(owner, path, field, v, element);
-    this.object(t, v, path);
+    if (!shapeOk(info.shape, v)) return this.fail(info, v, element);
+    if (info.shape.kind === 'message') this.object(info.shape.type, v as Record<string, unknown>, false);
   }
 
-  object(t: protobuf.Type, v: Record<string, unknown>, path: string): void {
+  object(t: protobuf.Type, v: Record<string, unknown>, top: boolean): void {
     const fields = fieldsOf(t);
-    for (const [k, item] of Object.entries(v)) {
+    for (const k in v) {
       const known = fields.get(k);
-      if (known) this.value(known.owner, known.field, join(path, k), item);
-      else if (!(path === '' && (k === 'apiVersion' || k === 'kind'))) this.result.unknown.push(join(path, k));
+      this.path.push(k);
+      if (known) this.value(known, v[k]);
+      else if (!(top && (k === 'apiVersion' || k === 'kind'))) this.result.unknown.push(this.path.toString());
+      this.path.pop();
     }
   }
 }
 
+/** The schema of each apiVersion and kind, looked up once (a lookup walks the schemas' namespaces). */
+const types = new Map<string, protobuf.Type | undefined>();
+
 /** Checks an object of a built-in kind; undefined when the schemas do not have the kind. */
 export function checkTyped(apiVersion: string, kind: string, obj: Record<string, unknown>): TypedResult | undefined {
-  const type = kindType(apiVersion, kind);
+  const key = `${apiVersion}/${kind}`;
+  let type = types.get(key);
+  if (type === undefined && !types.has(key)) {
+    type = kindType(apiVersion, kind);
+    types.set(key, type);
+  }
   if (!type) return undefined;
   const w = new Walker();
-  w.object(type, obj, '');
+  w.object(type, obj, true);
   return w.result;
 }
