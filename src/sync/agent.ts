@@ -230,6 +230,8 @@ export class Agent {
       // and records what queued meanwhile in few commits (a trailer block per transition), so a push
       // carries a few commits and trees rather than a commit and ~5 objects per transition.
       ...(options.ownership ? { pushers: () => options.ownership?.pushers?.() ?? 1, maxTransitionsPerCommit: SHARD_TRANSITIONS_PER_COMMIT } : {}),
+      // ...and take turns, so that none of them starves (push-turn/).
+      ...(options.ownership?.pushTurn ? { turn: options.ownership.pushTurn, onTurnError: (err: unknown) => this.log('warn', `status push: the push turn could not be taken (pushing without it): ${errorMessage(err)}`) } : {}),
       pushConfig: PUSH_PACK_CONFIG,
       onGiveUp: (err, retryInMs) => this.log('warn', `status push: ${errorMessage(err)}; trying again in ${retryInMs} ms`),
       // A newer leader wrote status meanwhile: what this agent queued is not the record; read it again.
