@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import isogit from 'isomorphic-git';
 import type { SimpleGit } from 'simple-git';
 import type { GitMirror } from '../../src/git/index.js';
 import { ObjectStore } from '../../src/git/tree.js';
@@ -33,6 +34,10 @@ describe('an idle poll of a settled repository', () => {
     const objectReads = (['at', 'treeOfCommit', 'readTree', 'readBlob', 'entryAt'] as const).map((m) => vi.spyOn(ObjectStore.prototype, m));
     const checkpointReads = vi.spyOn(ConfigMapCheckpointStore.prototype, 'load');
     const apiCalls = (['get', 'list', 'create', 'patch', 'apply', 'delete'] as const).map((m) => vi.spyOn(h.client, m));
+    // The fetched ref is a loose ref: read as one small file, not through isomorphic-git's ref resolution.
+    const refResolutions = vi.spyOn(isogit, 'resolveRef');
+    // Instances with no schedule are not walked for one at every poll (issue #20: 10,000 of them cost ~0.3 ms a poll).
+    expect((h.agent as unknown as { nextRuns: Map<string, unknown> }).nextRuns.size).toBe(0);
     try {
       for (let i = 0; i < 3; i++) {
         const poll = await h.agent.pass();
@@ -42,6 +47,7 @@ describe('an idle poll of a settled repository', () => {
       expect(objectReads.map((s) => s.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
       expect(checkpointReads).not.toHaveBeenCalled();
       expect(apiCalls.map((s) => s.mock.calls.length)).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(refResolutions).not.toHaveBeenCalled();
     } finally {
       vi.restoreAllMocks();
     }
