@@ -11,6 +11,9 @@
  * branch, the remote unreachable) keeps its commits pending and tries again on its own after a pause
  * that doubles up to a cap: nothing waits for another transition or an idle poll to be pushed, and what
  * arrives meanwhile goes with that push (still one commit per transition).
+ *
+ * Shard members take turns (`turn`, push-turn/): a push waits for the member's turn and is first rebuilt
+ * on the tip the previous holder pushed, so it is not rejected and no member starves.
  */
 import git from 'isomorphic-git';
 import { GitPushRejectedError } from '../git/errors.js';
