@@ -26,6 +26,7 @@ import { LeaseFence } from '../fencing/index.js';
 import { monotonicMs } from '../fencing/shared-fence.js';
 import { defaultIdentity, realClock, type LeaderClock } from '../sync/leader.js';
 import type { InstanceOwnership, OwnershipSnapshot } from '../sync/ownership.js';
+import { LeasePushTurn, pushTurnLeaseName } from '../sync/push-turn/index.js';
 import { ShardError } from './errors.js';
 import { ThreadedMemberLease, type LeaseClientOptions } from './lease-renewer/index.js';
 import { MemberLease, SHARD_SET_LABEL, type MemberLeaseHandle } from './member-lease.js';
@@ -60,6 +61,8 @@ export interface ShardMemberOptions {
    * thread (it reads the real clocks).
    */
   leaseThread?: { client: LeaseClientOptions; livenessMs?: number };
+  /** How long a push turn holder that stopped renewing blocks the others (default 5000 ms; see push-turn/). */
+  pushTurnHoldMs?: number;
   log?: ShardLog;
 }
 
@@ -83,6 +86,8 @@ interface Other { id: string; view: Assignment }
 export class ShardMember implements InstanceOwnership {
   readonly fence: LeaseFence;
   readonly lease: MemberLeaseHandle;
+  /** The members' turns to push status to their branch (the status writer takes it; left when the member stops). */
+  readonly pushTurn: LeasePushTurn;
   readonly id: string;
   readonly configHash: string;
   private readonly clock: LeaderClock;
@@ -130,6 +135,12 @@ export class ShardMember implements InstanceOwnership {
       });
     }
     this.id = this.lease.memberId;
+    this.pushTurn = new LeasePushTurn({
+      client: options.client, namespace: options.namespace, name: pushTurnLeaseName(options.shardSet), memberId: this.id,
+      // Not the shard-set label: the push turn Lease is no member's.
+      labels: { 'baton.dev/push-turn': options.shardSet }, live: () => (this.members.length > 0 ? this.members : undefined),
+      ...(options.pushTurnHoldMs !== undefined ? { holdMs: options.pushTurnHoldMs } : {}), log: this.log,
+    });
     this.observer = new MembershipObserver(options.leaseDurationMs, options.retryPeriodMs);
   }
 
@@ -224,6 +235,8 @@ export class ShardMember implements InstanceOwnership {
       signal?.removeEventListener('abort', onOuter);
       loops.abort();
       await Promise.all([renewing, watching]);
+      // A stopping member hands on a turn handed to it and leaves the queue: nobody waits for it.
+      await this.pushTurn.leave();
       if (lost === undefined && !this.fence.isLost) await this.lease.release();
     }
     if (refused) return { kind: 'refused', error: refused };

@@ -1,3 +1,5 @@
+import type { PushTurn } from './push-turn/index.js';
+
 /**
  * Which instances an agent may act on. One agent alone acts on every instance; a shard member
  * (src/shards/) only on its share, and only while no other live member still claims it.
@@ -19,4 +21,6 @@ export interface InstanceOwnership {
   snapshot(): OwnershipSnapshot;
   /** How many agents push status to the branch now (a shard set's members in this one's view); 1 when absent. */
   pushers?(): number;
+  /** The turns the agents pushing to the branch take (a shard set's); absent: this agent pushes alone. */
+  readonly pushTurn?: PushTurn;
 }

@@ -11,6 +11,9 @@
  * branch, the remote unreachable) keeps its commits pending and tries again on its own after a pause
  * that doubles up to a cap: nothing waits for another transition or an idle poll to be pushed, and what
  * arrives meanwhile goes with that push (still one commit per transition).
+ *
+ * Shard members take turns (`turn`, push-turn/): a push waits for the member's turn and is first rebuilt
+ * on the tip the previous holder pushed, so it is not rejected and no member starves.
  */
 import git from 'isomorphic-git';
 import { GitPushRejectedError } from '../git/errors.js';
@@ -20,6 +23,7 @@ import type { ObjectStore } from '../git/tree.js';
 import { writeCommit, writeTreeWith, type Identity } from '../git/write.js';
 import { BatonError } from '../errors.js';
 import { FenceLostError, type Fence } from '../fencing/index.js';
+import type { HeldTurn, PushTurn } from './push-turn/index.js';
 import { formatStatusMessage, transitionsOfMessage } from './status-message.js';
 
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
@@ -81,6 +85,16 @@ export interface StatusWriterOptions {
   pushers?: () => number;
   /** The shortest yield per other writer (default 250 ms: another member needs a fetch, a rebuild and a push). */
   yieldFloorMs?: number;
+  /**
+   * Take turns with the other writers of the branch (a shard set's push turn, push-turn/): each push
+   * waits for this writer's turn, first come first served, and is rebuilt on the tip the previous
+   * holder pushed before it is sent, so it goes through at once and no writer starves. The pace and
+   * the yield (`paceMs`, `pushers`) are then not used: the turn spaces the pushes. A turn that cannot
+   * be taken (the API server unreachable) is not waited for: the push goes as without turns.
+   */
+  turn?: PushTurn;
+  /** Called when the push turn could not be taken (logs). */
+  onTurnError?: (err: unknown) => void;
   /** Called when a flush could not push and will be tried again (logs). */
   onGiveUp?: (err: unknown, retryInMs: number) => void;
   /**
@@ -116,6 +130,9 @@ export interface PushTimings {
   replayMs: number;
   replayedCommits: number;
   rejections: number;
+  /** Waiting for the push turn (with turns), and the turns taken. */
+  turnWaitMs: number;
+  turns: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -177,7 +194,9 @@ export class StatusWriter {
   /** Flushes that could not push everything and were tried again later. */
   deferred = 0;
   /** Where a flush's time goes (milliseconds, summed), for the scale bench and the agent's debug log. */
-  readonly timings: PushTimings = { commitMs: 0, pushMs: 0, rejectedPushMs: 0, pauseMs: 0, fetchMs: 0, replayMs: 0, replayedCommits: 0, rejections: 0 };
+  readonly timings: PushTimings = { commitMs: 0, pushMs: 0, rejectedPushMs: 0, pauseMs: 0, fetchMs: 0, replayMs: 0, replayedCommits: 0, rejections: 0, turnWaitMs: 0, turns: 0 };
+  /** The branch tip the pending commits are built on, when this writer knows it. */
+  private chainBase: string | undefined;
 
   constructor(private readonly options: StatusWriterOptions) {
     this.pendingRef = `refs/baton/pending/${options.branch}`;
@@ -271,7 +290,8 @@ export class StatusWriter {
    * pace allows, carries everything committed until then. Resolves when the commits are made.
    */
   private flushPaced(): Promise<void> {
-    const wait = Math.max(this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now(), this.lastThroughAt + this.yieldMs() - Date.now());
+    // With turns, the turn spaces the pushes: waiting for it is the pace.
+    const wait = this.options.turn !== undefined ? 0 : Math.max(this.pace === 0 ? 0 : this.lastPushAt + this.pace * (0.5 + Math.random()) - Date.now(), this.lastThroughAt + this.yieldMs() - Date.now());
     if (wait <= 0 && this.pacedTimer === undefined) return this.flush();
     this.pacedTimer ??= setTimeout(() => {
       this.pacedTimer = undefined;
@@ -307,6 +327,7 @@ export class StatusWriter {
     // Nothing pending: the chain this writer starts is all its own, and known in memory.
     if (pending === undefined) this.unpushed = [];
     let tip = pending ?? (await this.options.mirror.revParse(trackingRef(this.options.branch)));
+    if (pending === undefined) this.chainBase = tip;
     const per = Math.max(1, this.options.maxTransitionsPerCommit ?? 1);
     for (let i = 0; i < updates.length; i += per) {
       const batch = updates.slice(i, i + per);
@@ -333,12 +354,58 @@ export class StatusWriter {
     });
   }
 
+  /** Pushes the pending commits, in this writer's turn when it takes turns. */
   private async push(): Promise<void> {
+    const { turn, mirror } = this.options;
+    if (turn === undefined || (await mirror.revParse(this.pendingRef)) === undefined) {
+      await this.pushAttempts(undefined);
+      return;
+    }
+    const t = performance.now();
+    let held: HeldTurn | undefined;
+    try {
+      held = await turn.take();
+    } catch (err) {
+      this.options.onTurnError?.(err);
+    }
+    this.timings.turnWaitMs += performance.now() - t;
+    if (held === undefined) {
+      await this.pushAttempts(undefined);
+      return;
+    }
+    this.timings.turns += 1;
+    let pushed: string | undefined;
+    try {
+      // What was submitted while this writer waited for its turn goes with this push.
+      await this.commitQueued();
+      pushed = await this.pushAttempts(held.tip);
+    } finally {
+      await held.release(pushed);
+    }
+  }
+
+  /**
+   * Pushes the pending commits, rebuilding them on the fetched tip after each rejection; returns the
+   * tip pushed (undefined: nothing was pending). `knownTip`: the branch tip the previous holder of the
+   * push turn pushed: when the pending commits are built on another one, they are rebuilt on it first
+   * (a fetch, when the clone does not have it yet) rather than after a rejected push.
+   */
+  private async pushAttempts(knownTip: string | undefined): Promise<string | undefined> {
     const { mirror, branch } = this.options;
     const attempts = this.options.maxAttempts ?? 8;
+    if (knownTip !== undefined && knownTip !== this.chainBase) {
+      const pending = await mirror.revParse(this.pendingRef);
+      if (pending === undefined) { this.unpushed = []; this.mayHaveUnpushed = false; return undefined; }
+      let t = performance.now();
+      if ((await mirror.revParse(trackingRef(branch))) !== knownTip) await mirror.fetch(branch);
+      this.timings.fetchMs += performance.now() - t;
+      t = performance.now();
+      await this.replay(pending);
+      this.timings.replayMs += performance.now() - t;
+    }
     for (let attempt = 1; ; attempt++) {
       const tip = await mirror.revParse(this.pendingRef);
-      if (tip === undefined) { this.unpushed = []; this.mayHaveUnpushed = false; return; }
+      if (tip === undefined) { this.unpushed = []; this.mayHaveUnpushed = false; return undefined; }
       let t = performance.now();
       try {
         // A leader past its renew deadline (or deposed) pushes nothing; the commits stay queued.
@@ -354,7 +421,8 @@ export class StatusWriter {
         await mirror.setRef(this.pendingRef, undefined);
         this.unpushed = [];
         this.mayHaveUnpushed = false;
-        return;
+        this.chainBase = undefined;
+        return tip;
       } catch (err) {
         if (!(err instanceof GitPushRejectedError)) throw err;
         this.timings.rejectedPushMs += performance.now() - t;
@@ -404,6 +472,7 @@ export class StatusWriter {
     }
     await mirror.setRef(this.pendingRef, base === remote ? undefined : base);
     this.unpushed = rebuilt;
+    this.chainBase = remote;
     if (dropped > 0) this.options.onDropped?.(dropped);
     const mine = this.options.fence?.term;
     if (newer !== undefined && mine !== undefined && mine < newer) throw new StaleLeaseTermError(branch, mine, newer);
