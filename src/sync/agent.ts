@@ -398,7 +398,8 @@ export class Agent {
     const content = await contentKeyOf(tree);
     if (this.repositorySync?.commit !== commit) this.repositorySync = { commit, sync: await repositorySyncAt(tree) };
     if (this.lastContent !== undefined && content !== this.lastContent) {
-      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed') this.retryNowFor.add(key);
+      // Children are left out: their parent's plan runs them, and only a desired instance's retry clears the mark.
+      for (const [key, status] of this.statuses) if (status.sync?.status === 'Failed' && status.parent === undefined) this.retryNowFor.add(key);
     }
     this.lastContent = content;
   }
