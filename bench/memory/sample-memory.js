@@ -37,7 +37,18 @@ if (process.argv.includes('agent')) {
     if (stall > 1000) sample.stallMs = stall;
     const isPeak = m.rss > peak;
     if (!isPeak && now - lastLine <= 2000 && stall <= 1000) return;
-    sample.oldUsed = mib(getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0);
+    const spaces = getHeapSpaceStatistics();
+    sample.oldUsed = mib(spaces.find((s) => s.space_name === 'old_space')?.space_used_size ?? 0);
+    // Per heap space: [committed, used] MiB (where V8's reservation above its live data sits).
+    sample.spaces = Object.fromEntries(spaces.filter((s) => s.space_size > 0).map((s) => [s.space_name.replace(/_space$/, ''), [mib(s.space_size), mib(s.space_used_size)]]));
+    // The RSS split the kernel keeps: anonymous memory (heap, malloc, stacks) vs mapped files (the node binary's pages).
+    try {
+      const status = readFileSync('/proc/self/status', 'utf8');
+      for (const key of ['RssAnon', 'RssFile']) {
+        const kib = Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 'NaN');
+        if (Number.isFinite(kib)) sample[key] = Math.round(kib / 102.4) / 10;
+      }
+    } catch { /* not Linux */ }
     if (isPeak) { peak = m.rss; sample.peak = true; }
     lastLine = now;
     appendFileSync(samples, `${JSON.stringify(sample)}\n`);

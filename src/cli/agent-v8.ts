@@ -15,9 +15,10 @@
  * before the CLI's modules load: no second process. An operator who sets any heap flag of their own
  * (in NODE_OPTIONS or on node's command line) keeps exactly their settings, and `BATON_V8_DEFAULTS=1`
  * keeps V8's defaults. The old generation's hard ceiling is left to Node, which derives it from the
- * container's memory limit (cgroup) when there is one.
+ * container's memory limit (cgroup) when there is one. V8 resets the growth factor whenever it sets up
+ * a new isolate's heap: a worker thread's starter sets the flags again (src/v8-flags.ts).
  */
-import { setFlagsFromString } from 'node:v8';
+import { setProcessV8Flags } from '../v8-flags.js';
 
 /** The flags `baton agent` sets for itself (see above). */
 export const AGENT_V8_FLAGS: readonly string[] = ['--semi-space-growth-factor=1', '--heap-growing-percent=30'];
@@ -39,6 +40,6 @@ export function agentV8Flags(argv: readonly string[], env: NodeJS.ProcessEnv, ex
 /** Sets the agent's V8 flags for this process (see agentV8Flags); returns the flags set. */
 export function applyAgentV8Settings(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): readonly string[] {
   const flags = agentV8Flags(argv, env, execArgv);
-  for (const flag of flags) setFlagsFromString(flag);
+  setProcessV8Flags(flags);
   return flags;
 }

@@ -23,6 +23,7 @@ import { identityKey, samePruneFamily } from '../plans/inventory.js';
 import { applyPolicyOf } from '../plans/ownership.js';
 import { forEachLimited } from '../plans/pool.js';
 import { changedKeys, type StoredValues } from '../plans/values.js';
+import { labelValue } from '../render/labels.js';
 import type { ReadinessRule } from '../render/types.js';
 import { applyWouldChange, renderedDifferences } from './compare.js';
 import { healthOf, RUN_ONCE_KINDS, UNKNOWN_HEALTH, type HealthInput } from './health.js';
@@ -173,9 +174,9 @@ type Loaded = { checkpoint: Checkpoint } | { error: string } | { failed: string 
 /** Every checkpoint of the swept instances, by lists of the checkpoint label. */
 async function loadCheckpoints(client: KubeClient, instances: readonly SweepInstance[], stats: SweepStats): Promise<Map<string, Loaded>> {
   const namespaces = new Set(instances.map((i) => i.key.namespace));
-  // Only the swept instances' checkpoints are kept (and parsed), not every instance's in the cluster.
+  // Only the swept instances' checkpoints are listed (by their instance label) and kept (and parsed), not every instance's in the cluster.
   const wanted = new Set(instances.map((i) => { const ref = checkpointRef(i.key); return liveKey(ref.namespace, ref.name); }));
-  const listing = await listKind(client, { apiVersion: 'v1', kind: 'ConfigMap', namespaces }, `${CHECKPOINT_LABEL}=true`, stats, wanted);
+  const listing = await listKind(client, { apiVersion: 'v1', kind: 'ConfigMap', namespaces, ...narrowedTo(instances.map((i) => i.key)) }, `${CHECKPOINT_LABEL}=true`, stats, wanted);
   const out = new Map<string, Loaded>();
   for (const cm of listing.objects.values()) {
     const key = instanceOfCheckpoint(cm);
@@ -248,7 +249,18 @@ function lifecycleEntries(cp: Checkpoint): ObjectRef[] {
  */
 const MANAGED_OBJECTS = `${MANAGED_SELECTOR},!${CHECKPOINT_LABEL}`;
 
+/**
+ * The lists name the swept instances by their instance label (live.ts), unless one of them has a name
+ * that is not a label value as it stands (its objects' label is a cleaned form, its checkpoint's the
+ * name): then the sweep lists by Baton's label alone, as before.
+ */
+function narrowedTo(keys: readonly InstanceKey[]): { instances?: ReadonlySet<string> } {
+  if (keys.some((k) => labelValue(k.name) !== k.name)) return {};
+  return { instances: new Set(keys.map((k) => k.name)) };
+}
+
 async function listAll(client: KubeClient, plans: readonly Plan[], stats: SweepStats): Promise<Map<string, KindListing>> {
+  const narrowed = narrowedTo(plans.map((p) => p.instance.key));
   const kinds = new Map<string, { apiVersion: string; kind: string; namespaces: Set<string>; wanted: Set<string> }>();
   for (const p of plans) {
     for (const e of p.expected) {
@@ -261,7 +273,7 @@ async function listAll(client: KubeClient, plans: readonly Plan[], stats: SweepS
   }
   const out = new Map<string, KindListing>();
   await forEachLimited([...kinds.entries()], 8, async ([key, q]) => {
-    out.set(key, await listKind(client, q, MANAGED_OBJECTS, stats, q.wanted));
+    out.set(key, await listKind(client, { ...q, ...narrowed }, MANAGED_OBJECTS, stats, q.wanted));
   });
   return out;
 }

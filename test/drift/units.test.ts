@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyWouldChange, decideRepairs, renderedDifferences, type DriftedObject } from '../../src/drift/index.js';
 import { quantity } from '../../src/drift/compare.js';
+import { instanceSelectors, INSTANCES_PER_LIST } from '../../src/drift/live.js';
 import type { KubeObject } from '../../src/kube/object.js';
 
 const deployment = (spec: Record<string, unknown>, labels: Record<string, string> = { app: 'web' }): KubeObject => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels }, spec });
@@ -95,5 +96,16 @@ describe('Kubernetes Events for drift checks', () => {
     ]);
     // The same drift again: no new event.
     expect(liveEvents(previous, { drift: drifted, health: missing })).toEqual([]);
+  });
+});
+
+describe('instanceSelectors: the lists of a sweep name the instances swept (issue #20)', () => {
+  it('narrows the selector by the instance label, INSTANCES_PER_LIST names a list, in a stable order', () => {
+    expect(instanceSelectors('a=b', undefined)).toEqual(['a=b']);
+    expect(instanceSelectors('a=b', new Set(['web-2', 'web-1']))).toEqual(['a=b,app.kubernetes.io/instance in (web-1,web-2)']);
+    const names = Array.from({ length: INSTANCES_PER_LIST * 2 + 1 }, (_, i) => `app-${String(i).padStart(3, '0')}`);
+    const selectors = instanceSelectors('a=b', new Set(names));
+    expect(selectors).toHaveLength(3);
+    expect(selectors[2]).toBe(`a=b,app.kubernetes.io/instance in (${names.at(-1)})`);
   });
 });

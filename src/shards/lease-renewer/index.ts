@@ -25,6 +25,7 @@ import { Worker } from 'node:worker_threads';
 import { BatonError } from '../../errors.js';
 import { LeaseFence } from '../../fencing/lease-fence.js';
 import { SharedFenceCell } from '../../fencing/shared-fence.js';
+import { reassertV8Flags } from '../../v8-flags.js';
 import { memberIdOf, memberLeaseName, type MemberLeaseHandle } from '../member-lease.js';
 import type { FromRenewer, LeaseClientOptions, RenewerTask, RenewerWorkerData, ToRenewer, WireError } from './protocol.js';
 
@@ -87,6 +88,7 @@ class RenewerThread {
   private busy = 0;
   private closing = false;
   private ended = false;
+  private heard = false;
   readonly livenessMs: number;
 
   constructor(private readonly task: RenewerTask, private readonly options: LeaseThreadOptions) {
@@ -166,7 +168,14 @@ class RenewerThread {
     this.worker = worker;
     if (this.busy === 0) worker.unref();
     let failure: string | undefined;
-    worker.on('message', (m: FromRenewer) => this.receive(m));
+    // The thread's isolate reset the process-wide V8 flags the agent set for its own heap (src/v8-flags.ts):
+    // set them again once it runs, and once more at its first message (after its modules loaded: a
+    // loader registered there, tsx's in tests and benches from sources, starts one more isolate).
+    worker.once('online', () => reassertV8Flags());
+    worker.on('message', (m: FromRenewer) => {
+      if (!this.heard) { this.heard = true; reassertV8Flags(); }
+      this.receive(m);
+    });
     worker.on('error', (err) => { failure = err.message; });
     worker.on('exit', (code) => this.exited(code, failure));
     return worker;
