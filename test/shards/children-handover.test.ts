@@ -12,28 +12,12 @@ import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-clien
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
-import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/ownership.js';
+import { SetOwnership } from './set-ownership.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
 import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
 
-/** Ownership the test sets: the instances the member may act on (and claims). */
-class SetOwnership implements InstanceOwnership {
-  version = 0;
-  private acting = new Set<string>();
-  set(acts: readonly string[]): void {
-    this.acting = new Set(acts);
-    this.version += 1;
-  }
-  mayAct(id: string): boolean {
-    return this.acting.has(id);
-  }
-  snapshot(): OwnershipSnapshot {
-    const { version, acting } = this;
-    return { version, claims: (id) => acting.has(id), mayAct: (id) => acting.has(id) };
-  }
-}
 
 const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
 /** A parent framework whose Instance task `db` creates `<instance>-db` of `child` (whose params it sets), then applies a ConfigMap. */

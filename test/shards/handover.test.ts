@@ -17,31 +17,13 @@ import { defaultHooks } from '../../src/plans/defaults.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { Renderer } from '../../src/render/index.js';
 import type { Agent } from '../../src/sync/agent.js';
-import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/ownership.js';
+import { SetOwnership } from './set-ownership.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { gitAsync } from '../helpers/git-server.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
 import { API, agentWorld, gatedFramework, instance, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
 
-/** Ownership the test sets: which instances the member claims by its view, and which it may act on. */
-class SetOwnership implements InstanceOwnership {
-  version = 0;
-  private claimed = new Set<string>();
-  private acting = new Set<string>();
-  set(claims: readonly string[], acts: readonly string[]): void {
-    this.claimed = new Set(claims);
-    this.acting = new Set(acts);
-    this.version += 1;
-  }
-  mayAct(id: string): boolean {
-    return this.acting.has(id);
-  }
-  snapshot(): OwnershipSnapshot {
-    const { version, claimed, acting } = this;
-    return { version, claims: (id) => claimed.has(id), mayAct: (id) => acting.has(id) };
-  }
-}
 
 describe('an instance handed from one shard member to another', () => {
   let world: AgentWorld;

@@ -15,29 +15,11 @@ import type { InstanceKey } from '../../src/plans/checkpoint.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
 import { Renderer } from '../../src/render/index.js';
 import type { Agent, CommitRefusal } from '../../src/sync/agent.js';
-import type { InstanceOwnership, OwnershipSnapshot } from '../../src/sync/ownership.js';
+import { SetOwnership } from './set-ownership.js';
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
 import { agentWorld, instance, outcomeKinds, testAgent, type AgentWorld } from '../sync/fixtures.js';
 
-/** Ownership the test sets: which instances the member claims by its view, and which it may act on. */
-class SetOwnership implements InstanceOwnership {
-  version = 0;
-  private claimed = new Set<string>();
-  private acting = new Set<string>();
-  set(claims: readonly string[], acts: readonly string[]): void {
-    this.claimed = new Set(claims);
-    this.acting = new Set(acts);
-    this.version += 1;
-  }
-  mayAct(id: string): boolean {
-    return this.acting.has(id);
-  }
-  snapshot(): OwnershipSnapshot {
-    const { version, claimed, acting } = this;
-    return { version, claims: (id) => claimed.has(id), mayAct: (id) => acting.has(id) };
-  }
-}
 
 /** A mirror that, while `pinned` is set, hands the agent that commit (the last verified) instead of the fetched tip. */
 class PinnedMirror extends GitMirror {
