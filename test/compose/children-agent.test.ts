@@ -10,8 +10,9 @@ import type { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
 import { API, type AgentWorld } from '../sync/fixtures.js';
+import { deployAndUpdatePlans } from './plan-lines.js';
 
-const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
+const plans = deployAndUpdatePlans;
 
 const files: Record<string, string> = {
   'frameworks/store/1.0.0/framework.yaml': [API, 'kind: Framework', 'name: store', 'version: 1.0.0', 'tasks:', '  - { name: main, kind: Apply, resources: [cm.yaml.ejs] }', ...plans(['{ name: main, tasks: [main] }']), ''].join('\n'),

@@ -8,8 +8,9 @@ import { ObjectStore } from '../../src/git/tree.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
 import { API } from '../sync/fixtures.js';
+import { deployAndUpdatePlans } from './plan-lines.js';
 
-const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
+const plans = deployAndUpdatePlans;
 const shop = (size: number): string => `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${size} }\n`;
 
 const files: Record<string, string> = {

@@ -16,13 +16,14 @@ import { buildPreview } from '../../src/preview/preview.js';
 import { formatText } from '../../src/preview/format-text.js';
 import { formatMarkdown } from '../../src/preview/format-markdown.js';
 import { clusterForFile } from '../helpers/engine-harness.js';
+import { deployAndUpdatePlans } from './plan-lines.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
 /** One cluster, client and renderer for the file's tests (each test works in its own namespace). */
 const file = clusterForFile();
 const { renderer } = file;
 
-const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
+const plans = deployAndUpdatePlans;
 
 function store(version: string, extra: string[] = []): Record<string, string> {
   const dir = `frameworks/store/${version}`;

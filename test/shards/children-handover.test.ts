@@ -17,9 +17,10 @@ import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js'
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
 import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
+import { deployAndUpdatePlans } from '../compose/plan-lines.js';
 
 
-const plans = (steps: string[]): string[] => ['plans:', ...['deploy', 'update'].flatMap((p) => [`  ${p}:`, '    phases:', '      - name: main', '        steps:', ...steps.map((s) => `          - ${s}`)])];
+const plans = deployAndUpdatePlans;
 /** A parent framework whose Instance task `db` creates `<instance>-db` of `child` (whose params it sets), then applies a ConfigMap. */
 const parentFramework = (name: string, child: string, params: string): Record<string, string> => ({
   [`frameworks/${name}/1.0.0/framework.yaml`]: [API, 'kind: Framework', `name: ${name}`, 'version: 1.0.0', 'tasks:',
