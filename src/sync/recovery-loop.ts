@@ -170,12 +170,7 @@ export class RecoveryLoop {
         result = await runDecommission({ ...base, removed: work.removed, deleteClaims: work.deleteClaims, reason: `decommission: ${work.removed.map((r) => `${r.pod} (${r.claims.map((c) => c.name).join(', ')})`).join('; ')} removed by a scale-down; volumes: ${work.deleteClaims ? 'delete' : 'keep'}` });
       }
       await commits.settled();
-      const plan = result.run?.plan ?? 'pod';
-      const outcome: RunOutcome = result.kind === 'complete' ? { kind: 'complete', plan }
-        : result.kind === 'failed' ? { kind: 'failed', plan, message: result.run?.state.message ?? 'failed' }
-        : result.kind === 'superseded' ? { kind: 'superseded', plan }
-        : result.kind === 'handled' ? { kind: 'nothing', message: 'the pod request was carried out before: nothing done again' }
-        : { kind: 'nothing', message: `skipped` };
+      const outcome = podOutcome(result);
       return { outcome, ...(reporter.last ? { status: reporter.last } : {}) };
     });
   }
@@ -186,6 +181,16 @@ export class RecoveryLoop {
     this.heldLogged.set(id, text);
     if (text !== '') this.host.log('info', `${id}: recovery holds back: ${text}`, { instance: id });
   }
+}
+
+/** The worker's outcome of a pod run (a pod action or a decommission). */
+function podOutcome(result: { kind: string; run?: { plan: string; state: { status: string; message?: string } } }): RunOutcome {
+  const plan = result.run?.plan ?? 'pod';
+  return result.kind === 'complete' ? { kind: 'complete', plan }
+    : result.kind === 'failed' ? { kind: 'failed', plan, message: result.run?.state.message ?? 'failed' }
+    : result.kind === 'superseded' ? { kind: 'superseded', plan }
+    : result.kind === 'handled' ? { kind: 'nothing', message: 'the pod request was carried out before: nothing done again' }
+    : { kind: 'nothing', message: 'skipped' };
 }
 
 /** Values derived from a file by its blob id (content-addressed, so never stale); cleared when full. */
