@@ -73,7 +73,8 @@ export async function runPodAction(options: PodActionOptions): Promise<PodAction
   // Idempotent by request id, checked here, where the action acts (after whatever its caller waited for):
   // a request carried out before (by another member before a handover, or a pass that decided with an
   // older record) neither touches the pod again nor is recorded again, not even as a refusal. A run
-  // started meanwhile by someone else is caught by the checkpoint's version at the first save.
+  // someone else starts after this read changes the checkpoint's `pods`: this run's first save (before
+  // any deletion) then fails on the checkpoint's version.
   const requestId = options.requestId;
   if (requestId !== undefined && (cp.handledRequests.includes(requestId) || options.handled?.includes(requestId) === true)) return { kind: 'handled', requestId };
   const plan = POD_PLANS[options.action];

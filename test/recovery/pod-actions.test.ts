@@ -87,6 +87,17 @@ describe('a pod request carried out once (issue #20 follow-up)', () => {
     expect(again.events).toEqual([]);
     expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
   }, 30_000);
+
+  it('GIVEN a request id the caller\'s status record names as handled WHEN the action runs for it THEN nothing is done or recorded', async () => {
+    const store = new ConfigMapCheckpointStore(world.client);
+    const before = JSON.stringify((await store.load(db.key))?.checkpoint);
+    const uid = (await world.pod('shop', 'orders-db-0'))?.metadata.uid;
+    const again = action({ action: 'restart', pods: ['orders-db-0'], requestId: 'r-status-1', handled: ['r-status-1'] });
+    expect(await runPodAction(again.options)).toMatchObject({ kind: 'handled', requestId: 'r-status-1' });
+    expect(again.events).toEqual([]);
+    expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
+    expect((await world.pod('shop', 'orders-db-0'))?.metadata.uid).toBe(uid);
+  }, 30_000);
 });
 
 describe('pod replace', () => {
