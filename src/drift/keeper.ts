@@ -5,7 +5,7 @@
  * per instance, and repairs with the cached renders. One sweep at a time.
  */
 import type { KubeClient } from '../kube/client.js';
-import type { CheckpointStore, InstanceKey } from '../plans/checkpoint.js';
+import type { AppliedRecord, CheckpointStore, InstanceKey } from '../plans/checkpoint.js';
 import { systemClock } from '../plans/clock.js';
 import type { EventListener } from '../plans/events.js';
 import type { EngineHooks } from '../plans/hooks.js';
@@ -148,13 +148,15 @@ export class DriftKeeper {
   }
 
   /** Repairs what the last sweep found drifted for this instance (with the cached renders). */
-  async repair(i: KeeperInstance, drift: InstanceDrift, extra: { signal?: AbortSignal; onEvent?: EventListener } = {}): Promise<RepairResult> {
+  async repair(i: KeeperInstance, drift: InstanceDrift, extra: { signal?: AbortSignal; onEvent?: EventListener; decidedFor?: AppliedRecord } = {}): Promise<RepairResult> {
     const desired = await this.desiredOf(i);
     const result = await repair({
       client: i.client ?? this.options.client, hooks: this.options.hooks, store: this.options.store, instance: i.key, drifted: drift.objects, desired,
       frameworkVersion: desired.state.frameworkVersion, fight: this.options.fight ?? DEFAULT_FIGHT, clock: { ...systemClock, now: () => this.now().getTime() },
-      ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onEvent ? { onEvent: extra.onEvent } : {}),
+      ...(extra.signal ? { signal: extra.signal } : {}), ...(extra.onEvent ? { onEvent: extra.onEvent } : {}), ...(extra.decidedFor ? { decidedFor: extra.decidedFor } : {}),
     });
+    // Overtaken by a plan (another member's, perhaps): checked again at once, with the newer desired state.
+    if (result.kind === 'skipped' && result.outdated === true) this.forget(i.key);
     // Repaired objects are no longer drifted; the next sweep confirms it.
     if (result.kind === 'complete') this.results.set(keyOf(i.key), { ...drift, objects: drift.objects.filter((o) => !result.repaired.includes(o)) });
     return result;

@@ -11,7 +11,7 @@ import type { KubeClient } from '../kube/client.js';
 import { refLabel } from '../kube/object.js';
 import { BatonError, errorMessage } from '../errors.js';
 import { runBatch, waitUntilGone } from '../plans/batch.js';
-import { targetApplied, type CheckpointStore, type InstanceKey } from '../plans/checkpoint.js';
+import { targetApplied, type AppliedRecord, type Checkpoint, type CheckpointStore, type InstanceKey } from '../plans/checkpoint.js';
 import { isoAt, systemClock, type Clock } from '../plans/clock.js';
 import { isUnfinished } from '../plans/concurrency.js';
 import { safeEmitter, type EventListener } from '../plans/events.js';
@@ -21,6 +21,7 @@ import { ensureNamespace } from '../plans/namespace.js';
 import { withPhaseState, withPlanState, withStepState, stepState } from '../plans/run-record.js';
 import { CheckpointSession } from '../plans/session.js';
 import { complete, fatal, inProgress, pending, type FailureInfo, type PlanRun } from '../plans/state.js';
+import { changedKeys } from '../plans/values.js';
 import type { BatchAction } from '../render/types.js';
 import { decideRepairs, DEFAULT_FIGHT, type FightSettings } from './fight.js';
 import type { DesiredSet } from './sweep.js';
@@ -45,6 +46,12 @@ export interface RepairOptions {
   onEvent?: EventListener;
   fight?: FightSettings;
   concurrency?: number;
+  /**
+   * The applied state the drift check decided the repair for (the checkpoint's `applied` as the sweep
+   * read it). A repair waits for the instance's worker: when it runs, the applied state may have moved
+   * on (a plan of a newer commit ran first, here or on another shard member); then what it found is stale.
+   */
+  decidedFor?: AppliedRecord;
 }
 
 export type RepairResult =
@@ -52,7 +59,7 @@ export type RepairResult =
   | { kind: 'failed'; run: PlanRun; error: FailureInfo; repaired: DriftedObject[]; heldBack: HeldBack[] }
   | { kind: 'superseded'; run: PlanRun; repaired: DriftedObject[]; heldBack: HeldBack[] }
   /** Nothing was repaired: nothing to do, every object held back by a fight, or a plan took over. */
-  | { kind: 'skipped'; reason: string; heldBack: HeldBack[] };
+  | { kind: 'skipped'; reason: string; heldBack: HeldBack[]; outdated?: true };
 
 export type HeldBack = ReturnType<typeof decideRepairs>['heldBack'][number];
 
@@ -70,6 +77,10 @@ export async function repair(options: RepairOptions): Promise<RepairResult> {
   const cp = stored.checkpoint;
   // A plan started meanwhile (or the desired state failed): the plan is what moves the cluster now.
   if (isUnfinished(cp.active) || !targetApplied(cp)) return { kind: 'skipped', reason: 'a plan owns the instance now', heldBack: [] };
+  // Decided for another applied state, or about to apply another desired state than the applied one: a
+  // plan ran since the check. Nothing is applied or recorded (no false repair in Git); the next check decides again.
+  const moved = movedOn(cp, options.desired.state, options.decidedFor);
+  if (moved !== undefined) return { kind: 'skipped', reason: moved, heldBack: [], outdated: true };
   const decision = decideRepairs(options.drifted, cp.repair?.fights ?? [], clock.now(), options.fight ?? DEFAULT_FIGHT);
   const groups = stepGroups(decision.repair, options.desired);
   const session = new CheckpointSession(options.store, cp, stored.version, emit);
@@ -136,6 +147,17 @@ export async function repair(options: RepairOptions): Promise<RepairResult> {
   emit({ type: 'phase-complete', ...base, phase: PHASE });
   emit({ type: 'plan-complete', ...base, run });
   return { kind: 'complete', run, repaired, heldBack: decision.heldBack };
+}
+
+/** Why the repair no longer fits the instance's applied state, if it does not. */
+function movedOn(cp: Checkpoint, state: DesiredSet['state'], decidedFor: AppliedRecord | undefined): string | undefined {
+  const applied = cp.applied;
+  if (applied === undefined) return 'no desired state is applied';
+  if (decidedFor !== undefined && applied.runId !== decidedFor.runId) {
+    return `the applied state moved on since the drift check (run ${applied.runId ?? '?'}${applied.sourceCommit ? ` at ${applied.sourceCommit.slice(0, 12)}` : ''}, the check saw run ${decidedFor.runId ?? '?'})`;
+  }
+  const same = applied.frameworkVersion === state.frameworkVersion && applied.frameworkHash === state.frameworkHash && changedKeys(applied.values, state.values).length === 0;
+  return same ? undefined : 'the applied state is not the desired state the repair would apply (a plan applied a newer one)';
 }
 
 /** `Service shop/web missing`, `Deployment shop/web .spec.replicas`. */

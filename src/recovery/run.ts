@@ -34,8 +34,13 @@ export interface PodActionOptions {
   reason: string;
   /** Who asked: a person (`Jane <jane@example.com>`), or `recovery`. */
   by: string;
-  /** The request (Git) this carries out: its id is recorded as handled with the run, even a refused one. */
+  /**
+   * The request (Git) this carries out: its id is recorded as handled with the run, even a refused one.
+   * An id already handled (in the checkpoint, or in `handled`) is not carried out again (see runPodAction).
+   */
   requestId?: string;
+  /** Request ids the caller's record says are handled (the status file), besides the checkpoint's. */
+  handled?: readonly string[];
   /** The user's commit the agent acts at (absent outside Git). */
   sourceCommit?: string;
   /** Per pod: the start of its not-ready episode (recovery carries it across restarts). */
@@ -51,7 +56,9 @@ export interface PodActionOptions {
 export type PodActionResult =
   | { kind: 'complete'; run: PlanRun; results: Record<string, PodOpResult> }
   | { kind: 'failed'; run: PlanRun; error: FailureInfo }
-  | { kind: 'superseded'; run: PlanRun };
+  | { kind: 'superseded'; run: PlanRun }
+  /** The request was handled before (perhaps by another shard member): nothing was done or recorded. */
+  | { kind: 'handled'; requestId: string };
 
 /**
  * Checks the instance and its pods, then runs the action. Without `requestId` a bad pod or a busy
@@ -63,6 +70,13 @@ export async function runPodAction(options: PodActionOptions): Promise<PodAction
   const stored = await options.store.load(options.instance);
   if (stored === undefined) throw new InstanceUnknownError(options.instance);
   const cp = stored.checkpoint;
+  // Idempotent by request id, checked here, where the action acts (after whatever its caller waited for):
+  // a request carried out before (by another member before a handover, or a pass that decided with an
+  // older record) neither touches the pod again nor is recorded again, not even as a refusal. A run
+  // someone else starts after this read changes the checkpoint's `pods`: this run's first save (before
+  // any deletion) then fails on the checkpoint's version.
+  const requestId = options.requestId;
+  if (requestId !== undefined && (cp.handledRequests.includes(requestId) || options.handled?.includes(requestId) === true)) return { kind: 'handled', requestId };
   const plan = POD_PLANS[options.action];
   const handled = (c: Checkpoint): Checkpoint => (options.requestId === undefined || c.handledRequests.includes(options.requestId) ? c : { ...c, handledRequests: [options.requestId, ...c.handledRequests].slice(0, HANDLED_REQUESTS_LIMIT) });
   let targets: readonly InstancePod[];

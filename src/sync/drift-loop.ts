@@ -198,7 +198,10 @@ export class DriftLoop {
       const commits = new OneCommitEach(deps.writer);
       const listeners = [repairListener(repairReporter, commits), ...(deps.onEngineEvent ? [deps.onEngineEvent] : []), ...(deps.kubeEvents ? [deps.kubeEvents.listener(() => sensitive)] : [])];
       const onEvent = (e: Parameters<(typeof listeners)[number]>[0]): void => { for (const l of listeners) l(e); };
-      const repaired = await this.keeper.repair(c.instance, result, { signal, onEvent });
+      // Decided for the applied state the check read: a plan that ran first (this worker waited for it)
+      // makes the repair stale, and it does nothing (src/drift/repair.ts).
+      const decidedFor = checkpoint?.applied;
+      const repaired = await this.keeper.repair(c.instance, result, { signal, onEvent, ...(decidedFor ? { decidedFor } : {}) });
       await commits.settled();
       const status = repairReporter.last;
       const outcome: RunOutcome = repaired.kind === 'complete' ? { kind: 'complete', plan: 'repair' }

@@ -160,7 +160,9 @@ export class RecoveryLoop {
       if (work.kind === 'request') {
         const r = work.request;
         const by = r.requestedBy ?? 'unknown';
-        result = await runPodAction({ ...base, action: r.action === 'pod-restart' ? 'restart' : 'replace', pods: [r.pod], by, requestId: r.id, reason: `requested by ${by}${r.reason ? `: ${r.reason}` : ''} (request ${r.id})` });
+        // The record as it is now, after the waits above: a request it already names as handled is not carried out again.
+        const handled = (this.host.status(id) ?? latest).handledRequests;
+        result = await runPodAction({ ...base, action: r.action === 'pod-restart' ? 'restart' : 'replace', pods: [r.pod], by, requestId: r.id, handled, reason: `requested by ${by}${r.reason ? `: ${r.reason}` : ''} (request ${r.id})` });
       } else if (work.kind === 'recover') {
         const action = work.action === 'replace' ? 'replace' : 'restart';
         result = await runPodAction({ ...base, action, pods: work.pods.map((p) => p.pod), by: RECOVERY_ACTOR, reason: work.reason, notReadySince: Object.fromEntries(work.pods.map((p) => [p.pod, p.since])) });
@@ -168,11 +170,7 @@ export class RecoveryLoop {
         result = await runDecommission({ ...base, removed: work.removed, deleteClaims: work.deleteClaims, reason: `decommission: ${work.removed.map((r) => `${r.pod} (${r.claims.map((c) => c.name).join(', ')})`).join('; ')} removed by a scale-down; volumes: ${work.deleteClaims ? 'delete' : 'keep'}` });
       }
       await commits.settled();
-      const plan = result.run?.plan ?? 'pod';
-      const outcome: RunOutcome = result.kind === 'complete' ? { kind: 'complete', plan }
-        : result.kind === 'failed' ? { kind: 'failed', plan, message: result.run?.state.message ?? 'failed' }
-        : result.kind === 'superseded' ? { kind: 'superseded', plan }
-        : { kind: 'nothing', message: `skipped` };
+      const outcome = podOutcome(result);
       return { outcome, ...(reporter.last ? { status: reporter.last } : {}) };
     });
   }
@@ -183,6 +181,16 @@ export class RecoveryLoop {
     this.heldLogged.set(id, text);
     if (text !== '') this.host.log('info', `${id}: recovery holds back: ${text}`, { instance: id });
   }
+}
+
+/** The worker's outcome of a pod run (a pod action or a decommission). */
+function podOutcome(result: { kind: string; run?: { plan: string; state: { status: string; message?: string } } }): RunOutcome {
+  const plan = result.run?.plan ?? 'pod';
+  return result.kind === 'complete' ? { kind: 'complete', plan }
+    : result.kind === 'failed' ? { kind: 'failed', plan, message: result.run?.state.message ?? 'failed' }
+    : result.kind === 'superseded' ? { kind: 'superseded', plan }
+    : result.kind === 'handled' ? { kind: 'nothing', message: 'the pod request was carried out before: nothing done again' }
+    : { kind: 'nothing', message: 'skipped' };
 }
 
 /** Values derived from a file by its blob id (content-addressed, so never stale); cleared when full. */

@@ -61,6 +61,45 @@ describe('pod restart', () => {
   }, 30_000);
 });
 
+describe('a pod request carried out once (issue #20 follow-up)', () => {
+  it('GIVEN a pod request already carried out (by another member before a handover) WHEN the action runs for the same request id THEN it restarts nothing and records nothing', async () => {
+    const store = new ConfigMapCheckpointStore(world.client);
+    const first = action({ action: 'restart', pods: ['orders-db-0'], requestId: 'r-once-1', reason: 'requested by Jane (request r-once-1)' });
+    expect((await runPodAction(first.options)).kind).toBe('complete');
+    const before = JSON.stringify((await store.load(db.key))?.checkpoint);
+    expect(JSON.parse(before)).toMatchObject({ handledRequests: expect.arrayContaining(['r-once-1']) });
+    const uid = (await world.pod('shop', 'orders-db-0'))?.metadata.uid;
+
+    // The same request again: this member decided with a record older than the checkpoint.
+    const again = action({ action: 'restart', pods: ['orders-db-0'], requestId: 'r-once-1', reason: 'requested by Jane (request r-once-1)' });
+    const result = await runPodAction(again.options);
+    expect(result).toMatchObject({ kind: 'handled', requestId: 'r-once-1' });
+    expect(again.events).toEqual([]);
+    expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
+    expect((await world.pod('shop', 'orders-db-0'))?.metadata.uid).toBe(uid);
+  }, 30_000);
+
+  it('GIVEN a handled request id WHEN the same request names a pod that does not exist THEN it is not refused a second time either (nothing recorded)', async () => {
+    const store = new ConfigMapCheckpointStore(world.client);
+    const before = JSON.stringify((await store.load(db.key))?.checkpoint);
+    const again = action({ action: 'restart', pods: ['orders-db-9'], requestId: 'r-once-1' });
+    expect(await runPodAction(again.options)).toMatchObject({ kind: 'handled', requestId: 'r-once-1' });
+    expect(again.events).toEqual([]);
+    expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
+  }, 30_000);
+
+  it('GIVEN a request id the caller\'s status record names as handled WHEN the action runs for it THEN nothing is done or recorded', async () => {
+    const store = new ConfigMapCheckpointStore(world.client);
+    const before = JSON.stringify((await store.load(db.key))?.checkpoint);
+    const uid = (await world.pod('shop', 'orders-db-0'))?.metadata.uid;
+    const again = action({ action: 'restart', pods: ['orders-db-0'], requestId: 'r-status-1', handled: ['r-status-1'] });
+    expect(await runPodAction(again.options)).toMatchObject({ kind: 'handled', requestId: 'r-status-1' });
+    expect(again.events).toEqual([]);
+    expect(JSON.stringify((await store.load(db.key))?.checkpoint)).toBe(before);
+    expect((await world.pod('shop', 'orders-db-0'))?.metadata.uid).toBe(uid);
+  }, 30_000);
+});
+
 describe('pod replace', () => {
   it('GIVEN the node under orders-db-2 failed WHEN replaced THEN it comes back Ready on another node with a new claim and volume', async () => {
     const before = await world.pod('shop', 'orders-db-2');

@@ -17,6 +17,7 @@ import { AgentMetrics } from '../../src/sync/metrics.js';
 import { formatRequest } from '../../src/sync/request-file.js';
 import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js';
 import { agentWorld, mirrorOf, testAgent, type AgentWorld } from './fixtures.js';
+import { runBaton } from '../helpers/agent-harness.js';
 import { svcFramework, svcInstance } from '../drift/svc-framework.js';
 
 describe('the agent keeps the cluster at the desired state', () => {
@@ -24,6 +25,7 @@ describe('the agent keeps the cluster at the desired state', () => {
   let client: HttpKubeClient;
   let renderer: Renderer;
   let agent: Agent;
+  let drift: DriftKeeper;
 
   beforeAll(async () => {
     world = await agentWorld();
@@ -34,13 +36,14 @@ describe('the agent keeps the cluster at the desired state', () => {
     world.user.write('instances/watch/site.yaml', svcInstance({}, 'sync: { selfHeal: report }'));
     world.user.write('instances/gone/site.yaml', svcInstance());
     world.user.write('instances/broken/db.yaml', svcInstance());
-    world.user.commit('four svc instances');
+    world.user.write('instances/moved/site.yaml', svcInstance());
+    world.user.commit('five svc instances');
     await world.user.push();
-    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
+    drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
     agent = testAgent(mirrorOf(world), client, renderer, { drift, coalesceMs: 20 });
     await agent.start();
     const first = await agent.pass();
-    expect(Object.fromEntries(first.reports.map((r) => [r.instance, r.outcome.kind]))).toEqual({ 'heal/site': 'complete', 'watch/site': 'complete', 'gone/site': 'complete', 'broken/db': 'complete' });
+    expect(Object.fromEntries(first.reports.map((r) => [r.instance, r.outcome.kind]))).toEqual({ 'heal/site': 'complete', 'watch/site': 'complete', 'gone/site': 'complete', 'broken/db': 'complete', 'moved/site': 'complete' });
   });
   afterAll(async () => {
     await agent.stop();
@@ -148,6 +151,35 @@ describe('the agent keeps the cluster at the desired state', () => {
     await world.user.push();
     expect(outcomes(await agent.pass())).toEqual({ 'broken/db': 'complete deploy' });
     expect(await statusOf('broken', 'db')).toMatchObject({ state: 'COMPLETE', sync: { status: 'Synced' } });
+  });
+
+  it('GIVEN a repair decided for one applied state WHEN a plan applies a newer desired state before the repair runs THEN the repair re-applies nothing and Git records no repair (issue #20 follow-up)', async () => {
+    await kubectl('-n', 'moved', 'patch', 'configmap', 'site-config', '--type=merge', '-p', '{"data":{"greeting":"edited"}}');
+    const repair = drift.repair.bind(drift);
+    // The repair's worker waits (for a running plan, a worker slot, a shard member's handover); meanwhile a
+    // plan of a newer desired state runs: here `baton apply` of the instance file with a new greeting.
+    drift.repair = async (...args) => {
+      drift.repair = repair;
+      world.user.write('instances/moved/site.yaml', svcInstance({ GREETING: 'bonjour' }));
+      const applied = await runBaton(['apply', '--kubeconfig', world.cluster.kubeconfigPath, '--no-events', 'instances/moved/site.yaml'], world.user.dir);
+      expect(applied.code, applied.err).toBe(0);
+      return repair(...args);
+    };
+    try {
+      const report = await agent.pass({ drift: 'all' });
+      expect(outcomes(report)).toEqual({ 'moved/site': 'nothing' });
+    } finally {
+      drift.repair = repair;
+      world.user.git('checkout', '--', 'instances/moved/site.yaml');
+    }
+    // The newer desired state stays; the checkpoint holds no repair run, and Git no repair transition.
+    expect((await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'moved', name: 'site-config' }))?.['data']).toEqual({ greeting: 'bonjour' });
+    expect((await new ConfigMapCheckpointStore(client).load({ namespace: 'moved', name: 'site' }))?.checkpoint.repair).toBeUndefined();
+    const reader = mirrorOf(world, 'reader-moved');
+    await reader.init();
+    await reader.fetch('main');
+    const history = await readHistory(reader, { ref: trackingRef('main'), instance: 'moved/site' });
+    expect(history.filter((h) => h.plan === 'repair')).toEqual([]);
   });
 
   it('exposes each instance in metrics: info, sync, health and drifted objects', async () => {
