@@ -133,6 +133,10 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // `--keep-repo DIR`: copy the finished repository (bare) to DIR, for `npm run bench -- idle-poll --repo DIR`.
   const keepRepo = stringArg(args, 'keep-repo');
   const profDir = args.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'baton-bench-prof-')) : undefined;
+  // `--logs DIR`: every agent's log lines (JSON, one a line, each after the bench's receive time in ms) go to
+  // DIR/agent-<i>.log, without profiling (with `--cpu-prof` they go beside the profiles).
+  const logDir = stringArg(args, 'logs') ?? profDir;
+  if (logDir !== undefined) mkdirSync(logDir, { recursive: true });
   // `--cpu-breakdown`: CPU seconds until all are COMPLETE per process category (agents, their git
   // processes by subcommand, their template sandboxes, the simulated cluster, this process with its
   // recording proxies, this process's own git) and the whole machine's (see _cpu.ts).
@@ -212,7 +216,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         rest += d.toString();
         const lines = rest.split('\n');
         rest = lines.pop() ?? '';
-        if (profDir !== undefined) appendFileSync(join(profDir, `agent-${i}.log`), lines.map((l) => `${Date.now()} ${l}\n`).join(''));
+        if (logDir !== undefined) appendFileSync(join(logDir, `agent-${i}.log`), lines.map((l) => `${Date.now()} ${l}\n`).join(''));
         for (const line of lines) {
           try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
         }
