@@ -129,17 +129,26 @@ export class LeasePushTurn implements PushTurn {
     this.stopRenewing();
     const me = this.options.memberId;
     try {
-      for (let i = 0; i < 5; i++) {
-        const lease = await this.read();
-        if (lease === undefined) return;
-        const s = stateOf(lease);
-        if (s.holder !== me && !s.queue.includes(me)) return;
+      await this.change((s) => {
+        if (s.holder !== me && !s.queue.includes(me)) return undefined;
         const queue = this.waiting(s).filter((id) => id !== me);
-        const next = s.holder === me ? { holder: queue[0], queue: queue.slice(1) } : { holder: s.holder, queue };
-        if (await this.write(lease, { ...s, ...next })) return;
-      }
+        return { ...s, ...(s.holder === me ? { holder: queue[0], queue: queue.slice(1) } : { holder: s.holder, queue }) };
+      });
     } catch (err) {
       this.options.log?.('warn', `leaving the push turn ${this.options.namespace}/${this.options.name} failed (a turn handed to this member expires on its own): ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Reads the turn and writes what `next` makes of it, again (at most 5 times) when another member wrote
+   * in between; `next` answering `undefined` (nothing for this member to change) writes nothing.
+   */
+  private async change(next: (s: TurnState) => TurnState | undefined): Promise<void> {
+    for (let i = 0; i < 5; i++) {
+      const lease = await this.read();
+      if (lease === undefined) return;
+      const changed = next(stateOf(lease));
+      if (changed === undefined || (await this.write(lease, changed))) return;
     }
   }
 
@@ -197,14 +206,11 @@ export class LeasePushTurn implements PushTurn {
   private async handOn(pushed: string | undefined): Promise<void> {
     const me = this.options.memberId;
     try {
-      for (let i = 0; i < 5; i++) {
-        const lease = await this.read();
-        if (lease === undefined) return;
-        const s = stateOf(lease);
-        if (s.holder !== me) return; // counted gone meanwhile: the turn moved on without this member
+      await this.change((s) => {
+        if (s.holder !== me) return undefined; // counted gone meanwhile: the turn moved on without this member
         const queue = this.waiting(s);
-        if (await this.write(lease, { ...s, holder: queue[0], queue: queue.slice(1), tip: pushed ?? s.tip })) return;
-      }
+        return { ...s, holder: queue[0], queue: queue.slice(1), tip: pushed ?? s.tip };
+      });
     } catch (err) {
       this.options.log?.('warn', `handing on the push turn ${this.options.namespace}/${this.options.name} failed (it expires on its own): ${errorMessage(err)}`);
     }
