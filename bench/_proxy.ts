@@ -9,8 +9,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { RecordedRequest, RecordingProxy } from '../test/helpers/recording-proxy.js';
-import { writeFileSync } from 'node:fs';
+import { writesSince, writeProxyKubeconfig, type RecordedRequest, type RecordingProxy } from '../test/helpers/recording-proxy.js';
 
 const LF = 0x0a;
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -185,16 +184,8 @@ export async function tcpRecordingProxy(target: string): Promise<RecordingProxy>
   return {
     url,
     requests,
-    writes: (since = 0) => requests.filter((r) => r.method !== 'GET' && r.at >= since),
-    kubeconfig(path) {
-      writeFileSync(path, [
-        'apiVersion: v1', 'kind: Config', 'current-context: proxy',
-        'clusters: [{ name: proxy, cluster: { server: "' + url + '" } }]',
-        'users: [{ name: proxy, user: {} }]',
-        'contexts: [{ name: proxy, context: { cluster: proxy, user: proxy } }]', '',
-      ].join('\n'));
-      return path;
-    },
+    writes: (since = 0) => writesSince(requests, since),
+    kubeconfig: (path) => writeProxyKubeconfig(url, path),
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       sockets.clear();

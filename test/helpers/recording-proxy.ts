@@ -5,6 +5,7 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
+import { kubeconfigYaml } from '../../src/cluster/server/kubeconfig.js';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -26,6 +27,17 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
+
+/** The writes (every method but GET) recorded at or after `since`. */
+export function writesSince(requests: readonly RecordedRequest[], since: number): RecordedRequest[] {
+  return requests.filter((r) => r.method !== 'GET' && r.at >= since);
+}
+
+/** Writes a kubeconfig whose one context talks to the proxy at `url`; returns `path`. */
+export function writeProxyKubeconfig(url: string, path: string): string {
+  writeFileSync(path, kubeconfigYaml({ url, name: 'proxy' }));
+  return path;
+}
 export async function recordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const requests: RecordedRequest[] = [];
@@ -46,16 +58,8 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
   return {
     url,
     requests,
-    writes: (since = 0) => requests.filter((r) => r.method !== 'GET' && r.at >= since),
-    kubeconfig(path) {
-      writeFileSync(path, [
-        'apiVersion: v1', 'kind: Config', 'current-context: proxy',
-        'clusters: [{ name: proxy, cluster: { server: "' + url + '" } }]',
-        'users: [{ name: proxy, user: {} }]',
-        'contexts: [{ name: proxy, context: { cluster: proxy, user: proxy } }]', '',
-      ].join('\n'));
-      return path;
-    },
+    writes: (since = 0) => writesSince(requests, since),
+    kubeconfig: (path) => writeProxyKubeconfig(url, path),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
