@@ -101,11 +101,13 @@ class Execution_ {
    */
   private pending: CheckpointChange[] = [];
   /**
-   * Events about changes still in `pending` (plan started, the phases started after it, the last
-   * phase complete): emitted, in order, right after the write that carries them, so a listener that
+   * Events about changes still in `pending` (plan started, the phases started after it, a step's end
+   * when no other step runs, the last phase complete): emitted, in order, right after the write that carries them, so a listener that
    * reads the checkpoint (the status reporter) finds them there. Later events queue behind them.
    */
   private deferred: EngineEvent[] = [];
+  /** Steps running now: more than one in a parallel phase. */
+  private inFlight = 0;
 
   constructor(
     /** Replaced when a Pipe step re-renders it (same phases and steps, new objects). */
@@ -280,6 +282,15 @@ class Execution_ {
   }
 
   private async runStep(phase: RenderedPhase, step: RenderedStep): Promise<Result> {
+    this.inFlight++;
+    try {
+      return await this.executeStep(phase, step);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async executeStep(phase: RenderedPhase, step: RenderedStep): Promise<Result> {
     const at = { ...this.base, phase: phase.name, step: step.name };
     const before = stepState(this.active(), phase.name, step.name);
     if (before.status === 'COMPLETE') return { kind: 'complete' };
@@ -347,11 +358,19 @@ class Execution_ {
         deadlineCtl.abort();
         const { outcome } = batch;
         const finishedAt = this.now();
-        this.later(
-          (r) => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), finishedAt, `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`)),
-          (inv) => inv.without(outcome.deleted),
-        );
-        this.emitInOrder({ type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live });
+        const done = (r: PlanRun): PlanRun => withStepState(r, phase.name, step.name, complete(stepState(r, phase.name, step.name), finishedAt, `${outcome.applied.length} applied, ${outcome.deleted.length} deleted${leftText(outcome.leftToOthers)}${childLine}`));
+        const event: EngineEvent = { type: 'step-complete', ...at, applied: outcome.applied.length, deleted: outcome.deleted.length, objects: outcome.live };
+        if (this.inFlight > 1) {
+          // Sibling steps still run (a parallel phase): the next write may be far off, and their events
+          // would queue behind this one until then.
+          await this.mutate(done, (inv) => inv.without(outcome.deleted));
+          this.emitInOrder(event);
+        } else {
+          // Reported only after the write that carries it: a step printed COMPLETE (or an Event saying
+          // so) is never started again after a crash.
+          this.later(done, (inv) => inv.without(outcome.deleted));
+          this.emitAfterWrite(event);
+        }
         return { kind: 'complete' };
       } catch (err) {
         deadlineCtl.abort();

@@ -1,6 +1,6 @@
 import type { BatchAction } from '../../src/render/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore } from '../../src/plans/checkpoint.js';
+import { MemoryCheckpointStore, type Checkpoint } from '../../src/plans/checkpoint.js';
 import type { EngineEvent } from '../../src/plans/events.js';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/plans/reconcile.js';
 import type { DesiredState } from '../../src/plans/selection.js';
@@ -89,6 +89,48 @@ describe('the plan engine against an in-memory API', () => {
     ]);
     // Every event still comes, in order, after the write that records what it says.
     expect(types(h.events)).toEqual(['plan-started', 'phase-started:main', 'step-started:config', 'step-complete:config', 'step-started:servers', 'step-complete:servers', 'phase-complete:main', 'plan-complete']);
+  });
+
+  it('GIVEN serial steps WHEN each step-complete event comes THEN the checkpoint already written shows the step COMPLETE (a step reported complete is never started again after a crash)', async () => {
+    h = harness();
+    autoReady(h.kube);
+    let written: Checkpoint | undefined;
+    const save = h.store.save.bind(h.store);
+    h.store.save = async (cp, version) => {
+      const saved = await save(cp, version);
+      written = cp;
+      return saved;
+    };
+    const seen: string[] = [];
+    const onEvent = (e: EngineEvent): void => {
+      if (e.type === 'step-complete') seen.push(`${e.step} ${written?.active?.phases[0]?.steps.find((s) => s.name === e.step)?.state.status}`);
+    };
+    expect(outcome(await h.run({ deploy: twoSteps }, { onEvent }))).toBe('complete');
+    // Before: 'config IN_PROGRESS' (the event came before the next step's start carried the end to the store).
+    expect(seen).toEqual(['config COMPLETE', 'servers COMPLETE']);
+  });
+
+  it('GIVEN a parallel phase WHEN one step completes while another still waits THEN its step-complete event comes at once, after its own write', async () => {
+    h = harness();
+    const slow = obj('apps/v1', 'Deployment', 'slow');
+    autoReady(h.kube, 5, (o) => o.metadata.name === 'slow');
+    let written: Checkpoint | undefined;
+    const save = h.store.save.bind(h.store);
+    h.store.save = async (cp, version) => {
+      const saved = await save(cp, version);
+      written = cp;
+      return saved;
+    };
+    const seen: string[] = [];
+    const onEvent = (e: EngineEvent): void => {
+      if (e.type !== 'step-complete') return;
+      seen.push(`${e.step} ${written?.active?.phases[0]?.steps.find((s) => s.name === e.step)?.state.status}`);
+      // The slow step becomes ready only once the fast one is reported: held back, it would time out.
+      if (e.step === 'fast') h.kube.setStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'slow', namespace: INSTANCE.namespace }, { ready: true });
+    };
+    const parallel = plan('deploy', [{ name: 'main', strategy: 'parallel', steps: [step('fast', [apply(cm('a'))]), step('slow', [apply(slow)], 5)] }]);
+    expect(outcome(await h.run({ deploy: parallel }, { onEvent }))).toBe('complete');
+    expect(seen).toEqual(['fast COMPLETE', 'slow COMPLETE']);
   });
 
   it('creates the instance namespace when it does not exist', async () => {
