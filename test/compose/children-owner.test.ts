@@ -3,14 +3,15 @@
  * GIVEN two parents in one namespace rendering a child of the same name, THEN the second (or the loser
  * of a simultaneous create) is refused with CHILD_NAME_TAKEN naming the owner and its task, the owner's
  * child is untouched, and removing the non-owner leaves the child; a child whose checkpoint was written
- * before owners were recorded is adopted by the first parent that runs it.
+ * before owners were recorded is adopted by the first parent that runs it. `baton validate` reports two
+ * instance files whose parents render the same child.
  */
 import { describe, expect, it } from 'vitest';
 import { loadInstanceSource, reconcileSource } from '../../src/plans/instance-source.js';
 import type { ReconcileResult } from '../../src/plans/reconcile.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import { CHECKPOINT_KEY, checkpointRef } from '../../src/plans/checkpoint-configmap.js';
-import { MemoryTree } from '../../src/render/index.js';
+import { MemoryTree, validateRepository } from '../../src/render/index.js';
 import { clusterForFile } from '../helpers/engine-harness.js';
 import { deployAndUpdatePlans } from './plan-lines.js';
 
@@ -144,5 +145,12 @@ describe('a child belongs to the parent that created it', () => {
     expect([cp?.parent, cp?.history.map((r) => r.plan), cp?.active?.plan]).toEqual([{ instance: `${ns}/a`, task: 'db' }, ['deploy'], 'update']);
     expect(failure(await run(resized, ns, 'b'))?.code).toBe('CHILD_NAME_TAKEN');
     expect(await size(ns)).toBe('4');
+  });
+
+  it('GIVEN two instance files whose parents render the same child WHEN validated THEN CHILD_NAME_TAKEN at the second, naming the first', async () => {
+    const report = await validateRepository(repo('shop'), renderer);
+    const taken = report.problems.filter((p) => p.code === 'CHILD_NAME_TAKEN');
+    expect(taken.map((p) => p.file)).toEqual(['instances/shop/b.yaml']);
+    expect(taken[0]?.message).toContain('child instance shop/shared-db (Instance task db) is also rendered by instance shop/a (instances/shop/a.yaml, Instance task db)');
   });
 });
