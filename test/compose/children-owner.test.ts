@@ -12,6 +12,7 @@ import type { ReconcileResult } from '../../src/plans/reconcile.js';
 import type { Checkpoint } from '../../src/plans/checkpoint.js';
 import { CHECKPOINT_KEY, checkpointRef } from '../../src/plans/checkpoint-configmap.js';
 import { MemoryTree, validateRepository } from '../../src/render/index.js';
+import { buildPreview } from '../../src/preview/preview.js';
 import { clusterForFile } from '../helpers/engine-harness.js';
 import { deployAndUpdatePlans } from './plan-lines.js';
 
@@ -147,10 +148,13 @@ describe('a child belongs to the parent that created it', () => {
     expect(await size(ns)).toBe('4');
   });
 
-  it('GIVEN two instance files whose parents render the same child WHEN validated THEN CHILD_NAME_TAKEN at the second, naming the first', async () => {
+  it('GIVEN two instance files whose parents render the same child WHEN validated or previewed THEN CHILD_NAME_TAKEN at the second, naming the first', async () => {
     const report = await validateRepository(repo('shop'), renderer);
     const taken = report.problems.filter((p) => p.code === 'CHILD_NAME_TAKEN');
     expect(taken.map((p) => p.file)).toEqual(['instances/shop/b.yaml']);
     expect(taken[0]?.message).toContain('child instance shop/shared-db (Instance task db) is also rendered by instance shop/a (instances/shop/a.yaml, Instance task db)');
+    // A change adding the second parent is not acceptable in a preview either.
+    const preview = await buildPreview({ base: repo('shop', { a: 2 }), head: repo('shop'), baseRef: 'main', headRef: 'change', renderer, now: new Date('2026-01-01T00:00:00Z') });
+    expect(preview.problems).toContainEqual(expect.objectContaining({ code: 'CHILD_NAME_TAKEN', file: 'instances/shop/b.yaml', message: expect.stringContaining('instance shop/a') as unknown }));
   });
 });
