@@ -150,8 +150,10 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
     if (seen.kind === 'taken') throw taken(c, seen.owner);
     const source = await load(c, {});
     // Claimed once it loads (a child that cannot be loaded gets no checkpoint); the loser of two parents
-    // creating it at once is refused here, before it reconciles or records anything.
-    const stored = await claim(c);
+    // creating it at once is refused here, before it reconciles or records anything. A child already
+    // recorded as this task's needs no write (nor another read: an owner never changes but by removal).
+    const recorded = seen.stored?.checkpoint.parent;
+    const stored = seen.stored !== undefined && recorded?.instance === me(c).instance && recorded.task === c.task ? seen.stored : await claim(c);
     const object = objectOf(c);
     const about = `child instance (framework ${c.framework} ${source.framework.version}; baton plan status ${ns}/${c.name})`;
     await onProgress(object, `${about}: checking whether a plan must run`);
