@@ -99,6 +99,18 @@ export interface Checkpoint {
    * each is recorded in Git once, as the transition `event`.
    */
   requestLog?: RequestRecord[];
+  /**
+   * A child of an Instance task (src/compose/children/): the parent that created it, which alone runs and
+   * removes it until that parent removes it. Absent for an instance with a file, and in a child's
+   * checkpoint written before owners were recorded (the first parent that runs it adopts it).
+   */
+  parent?: ChildParent;
+}
+
+/** The parent instance (`<namespace>/<name>`) owning a child, and its Instance task that renders it. */
+export interface ChildParent {
+  instance: string;
+  task: string;
 }
 
 /** One operator request and what came of it. */

@@ -139,7 +139,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
     tree,
     parent: { namespace: inst.value.namespace, name: inst.value.name, file: inst.value.file },
     load: (childTree, file, childExtras) => loadInstanceSource(childTree, file, renderer, childExtras, options),
-    reconcile: (child, onEvent) => reconcileSource(cluster, child, onEvent),
+    reconcile: (child, onEvent, loaded) => reconcileSource(cluster, child, onEvent, loaded ? { loaded } : {}),
     lifecycleChildren: () => lifecycle((p) => p.phases.flatMap((ph) => ph.steps.flatMap((s) => s.children ?? []))),
     now: () => new Date(),
     // A child's parameters come from the parent's values: mask the parent's sensitive values in its records too.
@@ -166,7 +166,7 @@ export async function loadInstanceSource(tree: FileTree, instanceFile: string, r
  * One reconcile of a loaded instance with the standard wiring (cluster checkpoint ConfigMap, the real
  * gates and failure classes), as `baton apply` and `baton test` run it.
  */
-export function reconcileSource(client: KubeClient, source: InstanceSource, onEvent?: EventListener, extra: Pick<ReconcileOptions, 'retryNow'> = {}): Promise<ReconcileResult> {
+export function reconcileSource(client: KubeClient, source: InstanceSource, onEvent?: EventListener, extra: Pick<ReconcileOptions, 'retryNow' | 'loaded'> = {}): Promise<ReconcileResult> {
   return reconcile({
     client,
     store: new ConfigMapCheckpointStore(client),

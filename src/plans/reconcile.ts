@@ -178,7 +178,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       }
       const report = await removeAll(exec);
       if (report.failed.length === 0) {
-        report.deleted.push(...(await removeOwned(options)));
+        await removeOwned(options, report, emit);
         await session.remove();
       }
       return { kind: 'removed', ...(cleanup ? { cleanup } : {}), report };
@@ -204,10 +204,18 @@ function withPipes(exec: ExecutorOptions, options: ReconcileOptions, plan: strin
   };
 }
 
-/** After the parent's own objects: its children (Instance tasks), then what it owns outside its inventory. */
-async function removeOwned(options: ReconcileOptions): Promise<string[]> {
-  const children = options.children ? await options.children.removeAll() : [];
-  return [...children.map((c) => `Instance ${c}`), ...(await deleteOwned(options.client, options.ownedObjects))];
+/**
+ * After the parent's own objects: its children (Instance tasks), then what it owns outside its inventory.
+ * A child another parent owns is kept, as an object another instance owns is (reported as skipped).
+ */
+async function removeOwned(options: ReconcileOptions, report: PruneReport, emit: EventListener): Promise<void> {
+  const children = options.children ? await options.children.removeAll() : { removed: [], kept: [] };
+  report.deleted.push(...children.removed.map((c) => `Instance ${c}`));
+  for (const { child, owner } of children.kept) {
+    report.skipped.push(`Instance ${child}`);
+    emit({ type: 'prune', instance: options.instance, object: `Instance ${child}`, result: 'skipped', message: `a child of instance ${owner.instance} (its Instance task ${owner.task})` });
+  }
+  report.deleted.push(...(await deleteOwned(options.client, options.ownedObjects)));
 }
 
 /** Objects the instance owns outside its inventory, deleted after everything else; returns the ones that existed. */

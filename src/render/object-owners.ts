@@ -4,6 +4,10 @@
  * delete the other's object. `baton validate` and previews refuse the second with OBJECT_OWNER_CONFLICT,
  * located at its instance file and naming the first (in file order); the engine refuses it at apply time
  * by the live object's `baton.dev/owner` annotation. Namespaces are shared and never conflict.
+ *
+ * A child of an Instance task is counted the same way (an `Instance` in the parent's namespace): two
+ * instances whose plans render a child of the same name are CHILD_NAME_TAKEN at the second (the engine
+ * refuses the parent that did not create the child by the child's checkpoint, compose/children/claim.ts).
  */
 import { problem, type Problem } from './problems.js';
 import type { RenderedPlan } from './types.js';
@@ -14,6 +18,8 @@ export interface RenderedObjectRef {
   label: string;
   plan: string;
   template: string;
+  /** A child instance (`Instance <namespace>/<name>`): the Instance task that renders it. */
+  childTask?: string;
 }
 
 export interface InstanceObjects {
@@ -34,6 +40,8 @@ export function appliedObjectsOf(plans: readonly RenderedPlan[]): RenderedObject
           const ns = a.object.metadata.namespace ?? '';
           out.push({ key: `${group}/${a.object.kind}/${ns}/${a.object.metadata.name}`, label: `${a.object.kind} ${ns ? `${ns}/` : ''}${a.object.metadata.name}`, plan: plan.plan, template: a.template });
         }
+        const ns = plan.instance.namespace;
+        for (const c of step.children ?? []) out.push({ key: `baton.dev/Instance/${ns}/${c.name}`, label: `child instance ${ns}/${c.name}`, plan: plan.plan, template: '', childTask: c.task });
       }
     }
   }
@@ -55,6 +63,14 @@ export function ownershipProblems(instances: readonly InstanceObjects[]): Proble
       }
       if (first.owner === me || reported.has(ref.key)) continue;
       reported.add(ref.key);
+      if (ref.childTask !== undefined) {
+        problems.push(problem({
+          code: 'CHILD_NAME_TAKEN',
+          file: inst.file,
+          message: `${ref.label} (Instance task ${ref.childTask}) is also rendered by instance ${first.owner} (${first.file}, Instance task ${first.ref.childTask ?? '?'}): a child belongs to the parent that created it, and the other parent's step would be refused`,
+        }));
+        continue;
+      }
       problems.push(problem({
         code: 'OBJECT_OWNER_CONFLICT',
         file: inst.file,

@@ -50,7 +50,8 @@ export class ChildRecords {
       // As a status file that does not parse at load: ignored (the child is recorded as new).
       store.warn(`ignoring ${path}: ${errorMessage(err)}`);
     }
-    // The file may name another parent (a child moved between parents): it is this parent's from now on.
+    // The file may name another parent: a child its owner removed (its status file went with it) and
+    // this parent created again since; a child another parent owns never gets here (compose/children/claim.ts).
     if (status !== undefined) store.set(id, status);
     this.parents.set(id, keyString(parent));
     return status;

@@ -6,12 +6,15 @@
  * framework or version, parameters its framework refuses), fails or is unhealthy fails the step with
  * a located message and nothing of it is created. On the parent's removal, after the parent's own
  * objects, each child the parent's lifecycle plans render is removed (its cleanup plan runs first).
+ * A child belongs to the parent that created it (claim.ts): another parent rendering a child of the
+ * same name is refused (CHILD_NAME_TAKEN naming the owner) and its removal keeps that child.
  */
 import { dump } from 'js-yaml';
 import type { KubeClient } from '../../kube/client.js';
 import { BatonError, errorMessage } from '../../errors.js';
 import { ConfigMapCheckpointStore } from '../../plans/checkpoint-configmap.js';
 import type { ReconcileResult } from '../../plans/reconcile.js';
+import type { ChildParent, StoredCheckpoint } from '../../plans/checkpoint.js';
 import type { DesiredExtras } from '../../plans/desired.js';
 import { RenderProblemsError, problemLocation } from '../../render/problems.js';
 import type { FileTree } from '../../render/tree.js';
@@ -21,13 +24,14 @@ import { OverlayTree } from '../../testing/overlay-tree.js';
 import { dependencyState, type DependencySource } from '../depends/readiness.js';
 import { instanceFileOf } from '../depends/graph.js';
 import { resolveChildVersion } from './graph.js';
+import { claimChild, ownerOf, type ChildClaim } from './claim.js';
 
 export type ChildErrorCode = 'CHILD_NAME_TAKEN' | 'CHILD_FRAMEWORK_UNKNOWN' | 'CHILD_INVALID' | 'CHILD_FAILED' | 'CHILD_UNHEALTHY';
 
 export class ChildError extends BatonError {
   declare readonly code: ChildErrorCode;
-  constructor(code: ChildErrorCode, message: string, object: string) {
-    super(code, message, { object });
+  constructor(code: ChildErrorCode, message: string, object: string, context: Record<string, unknown> = {}) {
+    super(code, message, { object, ...context });
   }
 }
 
@@ -67,8 +71,11 @@ export interface ChildRunnerDeps<S extends ChildSource> {
   tree: FileTree;
   parent: { namespace: string; name: string; file: string };
   load: (tree: FileTree, file: string, extras: DesiredExtras) => Promise<S>;
-  /** Reconciles a child; `onEvent` sees the child's engine events (its plan and steps starting). */
-  reconcile: (source: S, onEvent?: EventListener) => Promise<ReconcileResult>;
+  /**
+   * Reconciles a child; `onEvent` sees the child's engine events (its plan and steps starting). `loaded`
+   * is its checkpoint as the claim just read or wrote it (saves reading it again).
+   */
+  reconcile: (source: S, onEvent?: EventListener, loaded?: { stored: StoredCheckpoint | undefined }) => Promise<ReconcileResult>;
   /** The children the parent's lifecycle plans (deploy, update, upgrade) render now. */
   lifecycleChildren: () => Promise<RenderedChild[]>;
   now: () => Date;
@@ -83,17 +90,35 @@ export interface ChildRunnerDeps<S extends ChildSource> {
  */
 export type ChildProgress = (object: string, message: string) => Promise<void>;
 
+/** What removing a parent's children did: removed `<namespace>/<name>`, and children kept because another parent owns them. */
+export interface ChildRemoval {
+  removed: string[];
+  kept: { child: string; owner: ChildParent }[];
+}
+
 export interface ChildRunner {
   /** Runs the step's children to completion and health; returns a line for the step's message. */
   run(children: readonly RenderedChild[], onProgress?: ChildProgress): Promise<string>;
-  /** Removes the parent's children (after its own objects); returns the removed `<namespace>/<name>`. */
-  removeAll(): Promise<string[]>;
+  /** Removes the parent's children (after its own objects), except those another parent owns. */
+  removeAll(): Promise<ChildRemoval>;
 }
 
 export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): ChildRunner {
   const ns = deps.parent.namespace;
   const label = (c: RenderedChild): string => `child instance ${ns}/${c.name} (Instance task ${c.task}, framework ${c.framework} ${c.version})`;
   const objectOf = (c: RenderedChild): string => `Instance ${ns}/${c.name}`;
+  const store = new ConfigMapCheckpointStore(deps.client);
+  const me = (c: RenderedChild): ChildParent => ({ instance: `${ns}/${deps.parent.name}`, task: c.task });
+  const taken = (c: RenderedChild, owner: ChildParent): ChildError =>
+    new ChildError('CHILD_NAME_TAKEN', `${label(c)} belongs to parent ${owner.instance} (its Instance task ${owner.task}), which created it: ${deps.parent.file} may not run or remove it; a child belongs to the parent that created it until that parent is removed (give this parent's child another name)`, objectOf(c), { owner: owner.instance, ownerTask: owner.task });
+  /** The child is this parent's from now on, or CHILD_NAME_TAKEN (before anything of it is read into this parent's records or changed). */
+  const claim = async (c: RenderedChild): Promise<StoredCheckpoint | undefined> => {
+    const claimed = await claimChild(store, { namespace: ns, name: c.name }, c.framework, me(c));
+    if (claimed.kind === 'taken') throw taken(c, claimed.owner);
+    return claimed.stored;
+  };
+  /** A read-only look first, so a child another parent owns is refused before it is even loaded. */
+  const look = async (c: RenderedChild): Promise<ChildClaim> => ownerOf(await store.load({ namespace: ns, name: c.name }), me(c));
 
   const childTree = async (c: RenderedChild): Promise<{ tree: OverlayTree; file: string; version: string }> => {
     if ((await instanceFileOf(deps.tree, { namespace: ns, name: c.name })) !== undefined) {
@@ -121,7 +146,14 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
   };
 
   const runOne = async (c: RenderedChild, onProgress: ChildProgress): Promise<string> => {
+    const seen = await look(c);
+    if (seen.kind === 'taken') throw taken(c, seen.owner);
     const source = await load(c, {});
+    // Claimed once it loads (a child that cannot be loaded gets no checkpoint); the loser of two parents
+    // creating it at once is refused here, before it reconciles or records anything. A child already
+    // recorded as this task's needs no write (nor another read: an owner never changes but by removal).
+    const recorded = seen.stored?.checkpoint.parent;
+    const stored = seen.stored !== undefined && recorded?.instance === me(c).instance && recorded.task === c.task ? seen.stored : await claim(c);
     const object = objectOf(c);
     const about = `child instance (framework ${c.framework} ${source.framework.version}; baton plan status ${ns}/${c.name})`;
     await onProgress(object, `${about}: checking whether a plan must run`);
@@ -135,7 +167,7 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
       observer?.onEvent(e);
       if (e.type === 'plan-started') report(`its ${e.plan} plan ${e.resumed ? 'resumed' : 'started'}`);
       else if (e.type === 'step-started' && e.attempt === 0) report(`its ${e.plan} plan: step ${e.phase}/${e.step}`);
-    });
+    }, { stored });
     await observer?.done(result);
     await reported;
     if (result.kind === 'refused') throw new ChildError('CHILD_FAILED', `${label(c)} was refused: ${result.refusal.code}: ${result.refusal.message}`, objectOf(c));
@@ -157,23 +189,34 @@ export function childRunner<S extends ChildSource>(deps: ChildRunnerDeps<S>): Ch
       return lines.join('; ');
     },
     async removeAll() {
-      const removed: string[] = [];
+      const removal: ChildRemoval = { removed: [], kept: [] };
       const seen = new Set<string>();
-      const store = new ConfigMapCheckpointStore(deps.client);
       for (const c of await deps.lifecycleChildren()) {
         if (seen.has(c.name)) continue;
         seen.add(c.name);
-        if ((await store.load({ namespace: ns, name: c.name })) === undefined) continue;
+        const first = await look(c);
+        if (first.kind === 'mine' && first.stored === undefined) continue;
+        if (first.kind === 'taken') {
+          removal.kept.push({ child: `${ns}/${c.name}`, owner: first.owner });
+          continue;
+        }
         const source = await load(c, { removed: true });
+        // An ownerless (older) checkpoint is adopted by this removal; one another parent took meanwhile is kept.
+        const claimed = await claimChild(store, { namespace: ns, name: c.name }, c.framework, me(c), false);
+        if (claimed.kind === 'taken') {
+          removal.kept.push({ child: `${ns}/${c.name}`, owner: claimed.owner });
+          continue;
+        }
+        if (claimed.stored === undefined) continue;
         const observer = await observe(c, source);
-        const result = await deps.reconcile(source, observer?.onEvent);
+        const result = await deps.reconcile(source, observer?.onEvent, { stored: claimed.stored });
         await observer?.done(result);
         if (result.kind !== 'removed' || result.report.failed.length > 0 || (result.cleanup !== undefined && result.cleanup.outcome !== 'complete')) {
           throw new ChildError('CHILD_FAILED', `${label(c)} could not be removed`, objectOf(c));
         }
-        removed.push(`${ns}/${c.name}`);
+        removal.removed.push(`${ns}/${c.name}`);
       }
-      return removed;
+      return removal;
     },
   };
 }
