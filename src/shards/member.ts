@@ -263,6 +263,7 @@ export class ShardMember implements InstanceOwnership {
     if (desired.id === this.adopted?.id) {
       this.setOthers(members);
     } else {
+      const prior = this.adopted;
       this.releasing = desired;
       this.bump();
       // Nothing of what the new view takes away may still run or hold unpushed status when it is published.
@@ -274,7 +275,9 @@ export class ShardMember implements InstanceOwnership {
       this.others = undefined;
       this.bump();
       await this.lease.renew(desired.members);
-      this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}`, { member: this.id, members: desired.members });
+      const gone = goneFrom(prior, desired, members, this.monotonic(), this.clock.now());
+      this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}${gone.length > 0 ? ` (gone: ${gone.map((g) => g.text).join('; ')})` : ''}`,
+        { member: this.id, members: desired.members, ...(gone.length > 0 ? { gone: gone.map((g) => g.fields) } : {}) });
       this.setOthers(await this.list());
     }
     await this.cleanup(members);
@@ -360,6 +363,21 @@ export class ShardMember implements InstanceOwnership {
       try { listen(); } catch { /* a listener never disturbs the membership */ }
     }
   }
+}
+
+/**
+ * The members `prior` had and `next` has not, with when this member last saw each one's Lease change
+ * (wall clock, converted from the monotonic sighting): what a takeover's timing is judged by.
+ */
+function goneFrom(prior: Assignment | undefined, next: Assignment, members: readonly Member[], monotonicNow: number, wallNow: number): Array<{ text: string; fields: Record<string, unknown> }> {
+  if (prior === undefined) return [];
+  const kept = new Set(next.members);
+  return prior.members.filter((id) => !kept.has(id)).map((id) => {
+    const m = members.find((x) => x.id === id);
+    if (m === undefined) return { text: `${id}, its lease deleted`, fields: { member: id, lease: 'deleted' } };
+    const seenAt = new Date(wallNow - (monotonicNow - m.seenAt)).toISOString();
+    return { text: `${id}, its lease last seen changing at ${seenAt}`, fields: { member: id, leaseLastChangedSeenAt: seenAt, quietMs: Math.round(m.quietMs) } };
+  });
 }
 
 /** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */
