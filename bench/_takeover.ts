@@ -39,6 +39,8 @@ export interface LeaseWrite {
 }
 
 export interface TakeoverTrace {
+  /** The kill (Date.now() ms), to find it in the agents' logs (`--logs`). */
+  killedAt: number;
   /** Per survivor (in order), seconds from the kill to its first view without the killed member (its own log time); null if none. */
   survivorSeconds: Array<number | null>;
   /** The same, dated by when the bench read the line (what `takeoverSeconds` was until 2026-11-24 evening, with the last line). */
@@ -76,6 +78,7 @@ export function takeoverTrace(o: { survivors: ReadonlyArray<readonly ViewLine[]>
   const firsts = o.survivors.map((views) => firstViewWithout(views, killedAt, victimId));
   const last = o.victimLease.at(-1);
   return {
+    killedAt,
     survivorSeconds: firsts.map((v) => (v === undefined ? null : seconds(v.agentAt - killedAt))),
     survivorSecondsReadByBench: firsts.map((v) => (v === undefined ? null : seconds(v.benchAt - killedAt))),
     lastChangeSeconds: last === undefined ? null : seconds(last.at - killedAt),

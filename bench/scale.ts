@@ -469,19 +469,32 @@ function cpuUntilNow(agents: readonly AgentProc[], victim: AgentProc | undefined
  * a survivor that applied and completed its own instance's steps meanwhile had them read COMPLETE
  * and counted as applied again (all 8 "rerun" steps of a run on 2026-11-24, docs/scale-out.md).
  */
+/**
+ * Every checkpoint's COMPLETE steps, read in pages of 100 with a turn of this process's event loop
+ * between them. One list of them all (1,000 checkpoints, one answer parsed at once) held the simulated
+ * API server's one event loop and this process's (the agents' recording proxies, and the reading of
+ * their stderr, which blocks an agent that writes to a full pipe) for seconds at the moment of the
+ * kill: the survivors' sighting of the killed member's last renewal came that much later, and so did
+ * the takeover (docs/scale-out.md, Takeover).
+ */
 async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>): Promise<Snapshot> {
-  const list = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true` });
-  const readAt = Date.now();
   const steps = new Map<string, Set<string>>();
-  for (const cm of list.items) {
-    const key = instanceOfCheckpoint(cm);
-    if (key === undefined) continue;
-    const run = parseCheckpointConfigMap(cm, key).checkpoint.active;
-    const done = new Set<string>();
-    for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') done.add(step.name);
-    steps.set(`${key.namespace}/${key.name}`, done);
-  }
-  return { steps, readAt };
+  let next: string | undefined;
+  do {
+    const page = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true`, limit: 100, ...(next !== undefined ? { continue: next } : {}) });
+    for (const cm of page.items) {
+      const key = instanceOfCheckpoint(cm);
+      if (key === undefined) continue;
+      const run = parseCheckpointConfigMap(cm, key).checkpoint.active;
+      const done = new Set<string>();
+      for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') done.add(step.name);
+      steps.set(`${key.namespace}/${key.name}`, done);
+    }
+    next = page.continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  } while (next !== undefined && next !== '');
+  // After the last page: an apply recorded after this came after every page was read.
+  return { steps, readAt: Date.now() };
 }
 
 /**

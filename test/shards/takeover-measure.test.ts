@@ -37,7 +37,7 @@ describe('the scale bench\'s takeover measurement', () => {
       victimWrites: [{ at: KILL - 1720, ms: 30 }, { at: KILL - 10 }, { at: KILL + 50, ms: 200 }],
     });
     expect(trace).toEqual({
-      survivorSeconds: [13], survivorSecondsReadByBench: [13.1], lastChangeSeconds: 0.3, lastRenewTimeSeconds: -0,
+      killedAt: KILL, survivorSeconds: [13], survivorSecondsReadByBench: [13.1], lastChangeSeconds: 0.3, lastRenewTimeSeconds: -0,
       survivorSawLastChangeSeconds: [0.4], writesInFlightAtKill: 1, writesAfterKill: 1,
     });
   });
