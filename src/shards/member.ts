@@ -12,12 +12,15 @@
  * (see membership.ts), so clock skew between replicas does not matter.
  *
  * Takeover bound: the others look at the leases every half retry period, and also at the moment a
- * member's lease is due to count as gone; so a member killed right after its renewal at R is seen
- * renewing by R + retry/2, counts as gone by R + lease duration - retry/2, and the others act under a
- * view without it after one more list, the publication of that view and a list of the others' views
- * (a view that only drops members takes nothing away from a survivor, so nothing is let go first).
- * On an idle machine, where those API calls take well under retry/2, that is within the lease
- * duration of the kill. test/shards/takeover.test.ts proves it on a virtual clock.
+ * member's lease is due to count as gone; so a member whose last renewal was stored at R (before its
+ * kill, or after it when that renewal was in flight) is seen renewing by R + retry/2 + the round trip
+ * of that list (a new record counts from when the answer is handled), counts as gone lease duration -
+ * retry after that sighting, and the others act under a view without it after one more list and the
+ * publication of that view (then a list of the others' views before acting on its instances; a view
+ * that only drops members takes nothing away from a survivor, so nothing is let go first). On an idle
+ * machine, where those API calls take well under retry/2, that is within the lease duration of the
+ * kill; under load the calls' time is the margin (docs/scale-out.md, Takeover).
+ * test/shards/takeover.test.ts proves it on a virtual clock.
  */
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
