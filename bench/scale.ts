@@ -7,7 +7,8 @@
  * Measured: time until every instance is COMPLETE in Git, peak RSS of each agent process (VmHWM),
  * status transitions lost (a run COMPLETE in its checkpoint without its plan-complete commit, or any
  * history defect), and, killing one agent (SIGKILL) when a fraction of the instances are done
- * (`--kill-at`, default half): seconds until every survivor acts under a member set without it, and
+ * (`--kill-at`, default half; with `--kill-after-renewal` right after its next Lease renewal is stored):
+ * seconds until every survivor acts under a member set without it (bench/_takeover.ts), and
  * completed steps applied again afterwards (from the checkpoints read right after the kill): real
  * applies of the killed member's instances (`rerunSteps`), of the others' apart, and drift dry runs. Then an idle poll of the repository by an agent
  * vs a bare `git fetch` of it, alternating (medians). Kubernetes Events are off in the agents.
