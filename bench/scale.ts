@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--kill-at 0.5] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."] [--phantom-members K]`
+ * `npm run bench -- scale [--n 1000] [--agents 4] [--concurrency 16] [--lease 15] [--kill-at 0.5] [--kill-after-renewal] [--no-kill] [--heap-snapshot] [--cpu-prof] [--cpu-breakdown] [--agent-node-options "..."] [--phantom-members K]`
  * Issue #20's figures: the simulated cluster (controllers on) in a process of its own; `--n` instances
  * of a small framework (a ConfigMap step and a Deployment step each) in one repository; `--agents`
  * `baton agent --shard-set` processes (the built CLI, bin/baton.js: run `npm run build` first), each
@@ -7,7 +7,8 @@
  * Measured: time until every instance is COMPLETE in Git, peak RSS of each agent process (VmHWM),
  * status transitions lost (a run COMPLETE in its checkpoint without its plan-complete commit, or any
  * history defect), and, killing one agent (SIGKILL) when a fraction of the instances are done
- * (`--kill-at`, default half): seconds until every survivor acts under a member set without it, and
+ * (`--kill-at`, default half; with `--kill-after-renewal` right after its next Lease renewal is stored):
+ * seconds until every survivor acts under a member set without it (bench/_takeover.ts), and
  * completed steps applied again afterwards (from the checkpoints read right after the kill): real
  * applies of the killed member's instances (`rerunSteps`), of the others' apart, and drift dry runs. Then an idle poll of the repository by an agent
  * vs a bare `git fetch` of it, alternating (medians). Kubernetes Events are off in the agents.
@@ -34,6 +35,7 @@ import type { KubeObject } from '../src/kube/object.js';
 import type { RecordingProxy } from '../test/helpers/recording-proxy.js';
 import { tcpRecordingProxy } from './_proxy.js';
 import { rerunAfterKill, type Snapshot } from './_rerun.js';
+import { takeoverMs as takeoverOf, takeoverTrace, type LeaseChange, type ViewLine } from './_takeover.js';
 import { checkHistory } from '../test/helpers/transitions.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -66,6 +68,8 @@ interface AgentProc {
   child: ChildProcess; name: string; logs: string[]; peakKiB: number; childrenPeakKiB: number; exited: Promise<void>; peakAt?: { seconds: number; done: number; stopping: boolean; lastLogs: string[] };
   /** CPU seconds as last read (the agent and its reaped children), and per sandbox process its own. */
   cpu: ProcTimes; sandboxCpu: Map<number, number>;
+  /** Its `acting under members` lines (bench/_takeover.ts). */
+  views: ViewLine[];
 }
 
 /**
@@ -123,6 +127,9 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   // victim's instances may all be done before its lease runs out: nothing is taken over mid-plan).
   const killAt = numberArg(args, 'kill-at', 0.5);
   if (killAt >= 1) throw new Error(`--kill-at expects a fraction below 1, got ${killAt}`);
+  // `--kill-after-renewal`: the kill waits for the victim's next Lease renewal (as the bench's own watch
+  // sees it land) and comes right after it: the phase that makes the survivors wait longest.
+  const killAfterRenewal = args.includes('--kill-after-renewal');
   // `--heap-snapshot`: the last agent writes a V8 heap snapshot when 60% of the instances are COMPLETE
   // (node --heapsnapshot-signal), into a directory kept after the run (its path is in the figures).
   const heapDir = args.includes('--heap-snapshot') ? mkdtempSync(join(tmpdir(), 'baton-bench-heap-')) : undefined;
@@ -157,6 +164,8 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
   const cluster = await clusterProcess(join(dir, 'kubeconfig'), { controllers: true, ...(profDir !== undefined ? { cpuProfDir: profDir } : {}) });
   const url = kubeconfigServer(join(dir, 'kubeconfig'));
   const client = await createKubeClient({ url });
+  // The member Leases' changes as the API server stores them (straight to it, not through a proxy): when the killed member's last renewal landed.
+  const leaseWatch = watchMemberLeases(client, 'bench');
   const proxies: RecordingProxy[] = [];
   const agents: AgentProc[] = [];
   // When each agent's peak RSS was reached (seconds since start, instances COMPLETE then): where to look for it.
@@ -211,6 +220,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         '--shard-set', 'bench', '--concurrency', String(concurrency), ...leaseFlags],
       { env: { ...env, ...(shim ? { PATH: `${shim.binDir}:${env.PATH ?? ''}` } : {}), BATON_AUTHOR_NAME: `agent-${i}`, BATON_AUTHOR_EMAIL: `agent-${i}@example.com`, ...(agentNodeOptions !== undefined ? { NODE_OPTIONS: agentNodeOptions } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
       const logs: string[] = [];
+      const views: ViewLine[] = [];
       let rest = '';
       child.stderr?.on('data', (d: Buffer) => {
         rest += d.toString();
@@ -218,10 +228,16 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
         rest = lines.pop() ?? '';
         if (logDir !== undefined) appendFileSync(join(logDir, `agent-${i}.log`), lines.map((l) => `${Date.now()} ${l}\n`).join(''));
         for (const line of lines) {
-          try { logs.push(`${Date.now()} ${String((JSON.parse(line) as { msg?: unknown }).msg)}`); } catch { logs.push(`${Date.now()} ${line}`); }
+          try {
+            const entry = JSON.parse(line) as { msg?: unknown; time?: unknown; members?: unknown; gone?: unknown };
+            logs.push(`${Date.now()} ${String(entry.msg)}`);
+            if (/acting under members/.test(String(entry.msg)) && Array.isArray(entry.members)) {
+              views.push({ agentAt: Date.parse(String(entry.time)), benchAt: Date.now(), members: entry.members.map(String), gone: Array.isArray(entry.gone) ? (entry.gone as ViewLine['gone']) : [] });
+            }
+          } catch { logs.push(`${Date.now()} ${line}`); }
         }
       });
-      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())), cpu: { self: 0, children: 0 }, sandboxCpu: new Map() });
+      agents.push({ child, name: `agent-${i}`, logs, peakKiB: 0, childrenPeakKiB: 0, exited: new Promise((r) => child.once('exit', () => r())), cpu: { self: 0, children: 0 }, sandboxCpu: new Map(), views });
     }
 
     // Instances with a plan-complete commit, read from the commits the branch gained since the last look
@@ -246,14 +262,12 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     let takeoverMs: number | undefined;
     let snapshot: Snapshot = { steps: new Map(), readAt: 0 };
     const victim = agents[0];
-    /** Kill until every survivor acts under a member set without the killed member (from their logs). */
-    const takeover = (): number | undefined => {
-      if (killedAt === undefined) return undefined;
-      const since = killedAt;
-      const views = agents.filter((a) => a !== victim).map((a) => a.logs.filter((l) => Number(l.split(' ')[0]) >= since && /acting under members/.test(l)).pop());
-      if (!views.every((v) => v !== undefined && (v.split('members ')[1] ?? '').split(', ').length === agentCount - 1)) return undefined;
-      return Math.max(...views.map((v) => Number(v?.split(' ')[0] ?? 0))) - since;
-    };
+    /**
+     * Kill until every survivor acts under a member set without the killed member: each survivor's
+     * first such view, dated by its own log time (bench/_takeover.ts).
+     */
+    const victimId = (): string => /joined shard set bench as member ([0-9a-f]+)/.exec(victim?.logs.find((l) => /joined shard set bench as member/.test(l)) ?? '')?.[1] ?? '';
+    const takeover = (): number | undefined => killedAt === undefined ? undefined : takeoverOf(agents.filter((a) => a !== victim).map((a) => a.views), killedAt, victimId());
     const deadline = Date.now() + 60 * 60_000;
     let reported = 0;
     let heapTaken = false;
@@ -288,6 +302,11 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       }
       if (Date.now() > deadline) throw new Error(`only ${done} of ${n} instances COMPLETE after an hour`);
       if (kill && killedAt === undefined && done >= target * killAt && victim) {
+        if (killAfterRenewal) {
+          const name = memberLeaseName('bench', victimId());
+          const seen = leaseWatch.changes.get(name)?.length ?? 0;
+          while ((leaseWatch.changes.get(name)?.length ?? 0) === seen) await sleep(5);
+        }
         if (cpuBreakdown) victim.cpu = procTimes(victim.child.pid);
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
@@ -305,6 +324,13 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
     }
     takeoverMs ??= takeover();
     const allCompleteMs = Date.now() - started;
+    const trace = killedAt !== undefined && victim !== undefined
+      ? takeoverTrace({
+        survivors: agents.filter((a) => a !== victim).map((a) => a.views), killedAt, victimId: victimId(),
+        victimLease: leaseWatch.changes.get(memberLeaseName('bench', victimId())) ?? [],
+        victimWrites: (proxies[agents.indexOf(victim)]?.requests ?? []).filter((r) => r.method !== 'GET' && r.path.includes('/leases/baton-member-')),
+      })
+      : undefined;
     doneNow = target;
     phantoms?.stop();
     // Member lease renewals (PUT) as the proxies saw them: from their arrival to the answer sent on
@@ -375,6 +401,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       // Transitions on the branch and the commits recording them (a shard member records several per commit).
       statusTransitions: history.commits.length, statusCommits: new Set(history.commits.map((c) => c.sha)).size,
       takeoverSeconds: takeoverMs === undefined ? null : Math.round(takeoverMs / 100) / 10,
+      ...(trace !== undefined ? { takeoverTrace: trace } : {}),
       leaseDurationSeconds: leaseSeconds,
       ...(agentNodeOptions !== undefined ? { agentNodeOptions } : {}),
       killAtFraction: kill ? killAt : null,
@@ -399,6 +426,7 @@ export async function run(args: string[]): Promise<Record<string, unknown>> {
       loadAverageAfter: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
   } finally {
+    leaseWatch.stop();
     phantoms?.stop();
     clearInterval(sampler);
     for (const a of agents) a.child.kill('SIGKILL');
@@ -442,19 +470,32 @@ function cpuUntilNow(agents: readonly AgentProc[], victim: AgentProc | undefined
  * a survivor that applied and completed its own instance's steps meanwhile had them read COMPLETE
  * and counted as applied again (all 8 "rerun" steps of a run on 2026-11-24, docs/scale-out.md).
  */
+/**
+ * Every checkpoint's COMPLETE steps, read in pages of 100 with a turn of this process's event loop
+ * between them. One list of them all (1,000 checkpoints, one answer parsed at once) held the simulated
+ * API server's one event loop and this process's (the agents' recording proxies, and the reading of
+ * their stderr, which blocks an agent that writes to a full pipe) for seconds at the moment of the
+ * kill: the survivors' sighting of the killed member's last renewal came that much later, and so did
+ * the takeover (docs/scale-out.md, Takeover).
+ */
 async function completedSteps(client: Awaited<ReturnType<typeof createKubeClient>>): Promise<Snapshot> {
-  const list = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true` });
-  const readAt = Date.now();
   const steps = new Map<string, Set<string>>();
-  for (const cm of list.items) {
-    const key = instanceOfCheckpoint(cm);
-    if (key === undefined) continue;
-    const run = parseCheckpointConfigMap(cm, key).checkpoint.active;
-    const done = new Set<string>();
-    for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') done.add(step.name);
-    steps.set(`${key.namespace}/${key.name}`, done);
-  }
-  return { steps, readAt };
+  let next: string | undefined;
+  do {
+    const page = await client.list('v1', 'ConfigMap', undefined, { labelSelector: `${CHECKPOINT_LABEL}=true`, limit: 100, ...(next !== undefined ? { continue: next } : {}) });
+    for (const cm of page.items) {
+      const key = instanceOfCheckpoint(cm);
+      if (key === undefined) continue;
+      const run = parseCheckpointConfigMap(cm, key).checkpoint.active;
+      const done = new Set<string>();
+      for (const phase of run?.phases ?? []) for (const step of phase.steps) if (step.state.status === 'COMPLETE') done.add(step.name);
+      steps.set(`${key.namespace}/${key.name}`, done);
+    }
+    next = page.continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  } while (next !== undefined && next !== '');
+  // After the last page: an apply recorded after this came after every page was read.
+  return { steps, readAt: Date.now() };
 }
 
 /**
@@ -527,4 +568,36 @@ async function idlePoll(o: { dir: string; env: NodeJS.ProcessEnv; origin: string
   const poll = median(pollMs);
   const fetch = median(fetchMs);
   return { idlePollMs: Math.round(poll), bareFetchMs: Math.round(fetch), idleMirrorFetchMs: Math.round(median(mirrorFetchMs)), idlePollVsFetch: Math.round((poll / fetch) * 100) / 100 };
+}
+
+/**
+ * Every change of the shard set's member Leases, per Lease name, as a watch of this process sees it
+ * (bench/_takeover.ts, LeaseChange). Watches again from the last version when the server ends one.
+ */
+function watchMemberLeases(client: KubeClient, shardSet: string): { changes: Map<string, LeaseChange[]>; stop: () => void } {
+  const changes = new Map<string, LeaseChange[]>();
+  const abort = new AbortController();
+  const own = client.withOwnConnection?.() ?? client;
+  void (async () => {
+    let resourceVersion: string | undefined;
+    while (!abort.signal.aborted) {
+      try {
+        for await (const e of own.watch('coordination.k8s.io/v1', 'Lease', undefined, { labelSelector: `${SHARD_SET_LABEL}=${shardSet}`, signal: abort.signal, ...(resourceVersion ? { resourceVersion } : {}) })) {
+          const rv = e.object.metadata.resourceVersion ?? '';
+          resourceVersion = rv;
+          // A deletion is the cleanup of a gone member's Lease, not a renewal.
+          if (e.type === 'BOOKMARK' || e.type === 'DELETED') continue;
+          const name = e.object.metadata.name ?? '';
+          const spec = e.object.spec as { renewTime?: unknown } | undefined;
+          const renew = typeof spec?.renewTime === 'string' ? Date.parse(spec.renewTime) : undefined;
+          const list = changes.get(name) ?? [];
+          list.push({ at: Date.now(), resourceVersion: rv, renewTime: renew });
+          changes.set(name, list);
+        }
+      } catch {
+        if (!abort.signal.aborted) await sleep(500);
+      }
+    }
+  })();
+  return { changes, stop: () => abort.abort() };
 }

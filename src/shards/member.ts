@@ -12,12 +12,15 @@
  * (see membership.ts), so clock skew between replicas does not matter.
  *
  * Takeover bound: the others look at the leases every half retry period, and also at the moment a
- * member's lease is due to count as gone; so a member killed right after its renewal at R is seen
- * renewing by R + retry/2, counts as gone by R + lease duration - retry/2, and the others act under a
- * view without it after one more list, the publication of that view and a list of the others' views
- * (a view that only drops members takes nothing away from a survivor, so nothing is let go first).
- * On an idle machine, where those API calls take well under retry/2, that is within the lease
- * duration of the kill. test/shards/takeover.test.ts proves it on a virtual clock.
+ * member's lease is due to count as gone; so a member whose last renewal was stored at R (before its
+ * kill, or after it when that renewal was in flight) is seen renewing by R + retry/2 + the round trip
+ * of that list (a new record counts from when the answer is handled), counts as gone lease duration -
+ * retry after that sighting, and the others act under a view without it after one more list and the
+ * publication of that view (then a list of the others' views before acting on its instances; a view
+ * that only drops members takes nothing away from a survivor, so nothing is let go first). On an idle
+ * machine, where those API calls take well under retry/2, that is within the lease duration of the
+ * kill; under load the calls' time is the margin (docs/scale-out.md, Takeover).
+ * test/shards/takeover.test.ts proves it on a virtual clock.
  */
 import { createHash } from 'node:crypto';
 import { errorMessage } from '../errors.js';
@@ -263,6 +266,7 @@ export class ShardMember implements InstanceOwnership {
     if (desired.id === this.adopted?.id) {
       this.setOthers(members);
     } else {
+      const prior = this.adopted;
       this.releasing = desired;
       this.bump();
       // Nothing of what the new view takes away may still run or hold unpushed status when it is published.
@@ -274,7 +278,9 @@ export class ShardMember implements InstanceOwnership {
       this.others = undefined;
       this.bump();
       await this.lease.renew(desired.members);
-      this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}`, { member: this.id, members: desired.members });
+      const gone = goneFrom(prior, desired, members, this.monotonic(), this.clock.now());
+      this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}${gone.length > 0 ? ` (gone: ${gone.map((g) => g.text).join('; ')})` : ''}`,
+        { member: this.id, members: desired.members, ...(gone.length > 0 ? { gone: gone.map((g) => g.fields) } : {}) });
       this.setOthers(await this.list());
     }
     await this.cleanup(members);
@@ -360,6 +366,21 @@ export class ShardMember implements InstanceOwnership {
       try { listen(); } catch { /* a listener never disturbs the membership */ }
     }
   }
+}
+
+/**
+ * The members `prior` had and `next` has not, with when this member last saw each one's Lease change
+ * (wall clock, converted from the monotonic sighting): what a takeover's timing is judged by.
+ */
+function goneFrom(prior: Assignment | undefined, next: Assignment, members: readonly Member[], monotonicNow: number, wallNow: number): Array<{ text: string; fields: Record<string, unknown> }> {
+  if (prior === undefined) return [];
+  const kept = new Set(next.members);
+  return prior.members.filter((id) => !kept.has(id)).map((id) => {
+    const m = members.find((x) => x.id === id);
+    if (m === undefined) return { text: `${id}, its lease deleted`, fields: { member: id, lease: 'deleted' } };
+    const seenAt = new Date(wallNow - (monotonicNow - m.seenAt)).toISOString();
+    return { text: `${id}, its lease last seen changing at ${seenAt}`, fields: { member: id, leaseLastChangedSeenAt: seenAt, quietMs: Math.round(m.quietMs) } };
+  });
 }
 
 /** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */

@@ -31,6 +31,8 @@ export interface Member {
   quietMs: number;
   /** Its record changed while this member watched (it is renewing, not merely not yet expired). */
   renewing: boolean;
+  /** Local monotonic ms at which its current record was first seen (its last renewal as far as this member knows). */
+  seenAt: number;
   /** Local monotonic ms at which it stops counting as live unless its record changes again. */
   expiresAt: number;
   resourceVersion: string;
@@ -72,7 +74,7 @@ export class MembershipObserver {
         configHash: annotations[CONFIG_HASH_ANNOTATION] ?? '', configText: annotations[CONFIG_ANNOTATION] ?? '',
         view: view === undefined ? undefined : view.split(',').filter((v) => v !== ''),
         live: holder !== '' && sentAt - at < liveForMs, quietMs: Math.max(0, sentAt - at), renewing: renewing && holder !== '' && sentAt - at < liveForMs, resourceVersion: rv,
-        expiresAt: at + liveForMs,
+        seenAt: at, expiresAt: at + liveForMs,
       });
     }
     for (const name of [...this.seen.keys()]) if (!names.has(name)) this.seen.delete(name);

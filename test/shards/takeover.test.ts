@@ -87,7 +87,10 @@ describe('takeover of a killed shard member (virtual clock)', () => {
 
   // The offset of the victim's start decides where its renewals fall between the survivor's looks
   // (every 50 ms; 51 and 101 ms: just after one, the worst case for the survivor's observation).
-  it.each([13, 51, 101])('GIVEN a member killed right after a renewal (started %i ms after the other) THEN its instances are acted on within the bound, never while its fence held', async (offset) => {
+  // `inFlight`: the victim had sent one more renewal when it was killed, and the API server stores it
+  // that much later (a slow server, a proxy on the way): the bound counts from when the last renewal
+  // was stored, not from the kill (docs/scale-out.md, Takeover).
+  it.each([[13, 0], [51, 0], [101, 0], [51, 30], [101, 80]])('GIVEN a member killed right after a renewal (started %i ms after the other), one more renewal stored %i ms after the kill THEN its instances are acted on within the bound from that renewal, never while its fence held', async (offset, inFlight) => {
     const name = `t${++set}`;
     const time = new VirtualTime();
     const member = (identity: string, extra: Partial<ShardMemberOptions> = {}): ShardMember =>
@@ -133,6 +136,16 @@ describe('takeover of a killed shard member (virtual clock)', () => {
     }
     time.freeze('victim');
     running.splice(running.indexOf(victim), 1);
+    // The renewal in flight at the kill lands: written as the victim's thread would (a new renewTime).
+    let storedAt = killedAt;
+    if (inFlight > 0) {
+      while ((time.nextDue() ?? Infinity) < killedAt + inFlight) await step();
+      time.moveTo(killedAt + inFlight);
+      const current = await world.client.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: victim.lease.name, namespace: 'baton-system' });
+      if (current === undefined) throw new Error('the victim\'s lease is gone');
+      await world.client.update({ ...current, spec: { ...(current.spec as Record<string, unknown>), renewTime: new Date(EPOCH + time.now).toISOString().replace('Z', '000Z') } });
+      storedAt = time.now;
+    }
 
     let takenAt: number | undefined;
     while (takenAt === undefined) {
@@ -145,8 +158,8 @@ describe('takeover of a killed shard member (virtual clock)', () => {
     }
     const took = takenAt - killedAt;
     expect(took).toBeGreaterThanOrEqual(LEASE.renewDeadlineMs);
-    expect(took).toBeLessThanOrEqual(BOUND_MS);
-    expect(took).toBeLessThan(LEASE.leaseDurationMs);
+    expect(takenAt - storedAt).toBeLessThanOrEqual(BOUND_MS);
+    if (inFlight === 0) expect(took).toBeLessThan(LEASE.leaseDurationMs);
     expect(keys.every((k) => survivor.mayAct(k))).toBe(true);
     expect(lettingGo).toBe(0);
 
