@@ -48,9 +48,9 @@ function leaves(cmd: Command): Command[] {
   return cmd.commands.flatMap((c) => (c.commands.length > 0 ? leaves(c) : [c]));
 }
 
-export function cliReference(): string {
+export async function cliReference(): Promise<string> {
   const io = { stdout: () => {}, stderr: () => {}, isTTY: false, cwd: '/', exitCode: 0 };
-  const program = buildProgram(io, 100);
+  const program = await buildProgram(io, { columns: 100 });
   const commands = leaves(program);
   return [
     NOTICE,
@@ -242,7 +242,7 @@ export function problemCodesReference(root: string): string {
 /** Repository-relative path -> content of every generated page. */
 export async function generatedDocs(root: string): Promise<Record<string, string>> {
   return {
-    'docs/reference/cli.md': `${cliReference()}\n`,
+    'docs/reference/cli.md': `${await cliReference()}\n`,
     'docs/reference/formats.md': `${formatsReference(root)}\n`,
     'docs/reference/metrics.md': `${await metricsReference()}\n`,
     'docs/reference/problem-codes.md': `${problemCodesReference(root)}\n`,

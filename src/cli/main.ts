@@ -6,16 +6,23 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, errorMessage } from '../errors.js';
 import { type CliIO, processIO } from './io.js';
-import { commands } from './commands/index.js';
+import { commandsToLoad } from './commands/index.js';
 import { UsageError, applyHelpStyle } from './conventions.js';
 
-export function buildProgram(io: CliIO, columns: number | undefined = io.isTTY ? process.stdout.columns : undefined): Command {
+/**
+ * The program with the commands `argv` needs (all of them without `argv`: help, the docs' reference);
+ * see commands/index.ts for why a command line loads only its own command's module.
+ */
+export async function buildProgram(io: CliIO, options: { argv?: readonly string[]; columns?: number } = {}): Promise<Command> {
+  const columns = 'columns' in options ? options.columns : io.isTTY ? process.stdout.columns : undefined;
+  const entries = commandsToLoad(options.argv);
+  const registers = await Promise.all(entries.map((e) => e.load()));
   const program = new Command('baton')
     .description('GitOps plan agent for Kubernetes: framework lifecycles as data, run from Git.')
     .version(BATON_VERSION, '--version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of commands) register(program, io);
+  for (const register of registers) register(program, io);
   // Subcommands inherit output, help style and exit behaviour so `baton x --bad-flag` is a usage error (2).
   applyInheritedSettings(program, io, columns);
   return program;
@@ -32,7 +39,7 @@ export const BATON_VERSION: string = (createRequire(import.meta.url)('../../pack
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, { argv });
   try {
     await program.parseAsync(argv);
     return io.exitCode;

@@ -135,16 +135,17 @@ describe('exit codes: 0 success, 1 failure or refusal, 2 usage error only', () =
     expect(result.err).toContain(text);
   }, 60_000);
 
-  it('covers every command with a failure (1) and a usage error (2)', () => {
-    for (const name of leafCommands(buildProgram(captureIO())).map(commandName)) {
+  it('covers every command with a failure (1) and a usage error (2)', async () => {
+    for (const name of leafCommands(await buildProgram(captureIO())).map(commandName)) {
       expect(TABLE.some(([n, , c]) => n === name && c === 2), `${name}: usage row`).toBe(true);
       if (name !== 'demo' && name !== 'cluster start') expect(TABLE.some(([n, , c]) => n === name && c === 1), `${name}: failure row`).toBe(true);
     }
   });
 });
 
+const program = await buildProgram(captureIO());
+
 describe('help text', () => {
-  const program = buildProgram(captureIO());
   const all = [program, ...allCommands(program)];
 
   it.each(all.map((c) => [commandName(c) || 'baton', c] as const))('%s --help fits in 100 columns', (_name, cmd) => {
