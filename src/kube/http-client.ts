@@ -20,7 +20,7 @@ import { connectionFromKubeconfig, type KubeconfigOptions } from './kubeconfig.j
 import { isRecord, type KubeObject, type ObjectRef } from './object.js';
 import { collectionPath, itemPath, query } from './paths.js';
 import { asStatus } from './status.js';
-import { DEFAULT_TRANSPORT, Transport, type TransportOptions } from './transport.js';
+import { DEFAULT_TRANSPORT, NOT_FOUND, Transport, type TransportOptions } from './transport.js';
 import { watchStream } from './watch.js';
 import { KubeApiError } from './errors.js';
 import { BatonError } from '../errors.js';
@@ -99,8 +99,8 @@ export class HttpKubeClient implements KubeClient {
     const info = await this.resourceFor(ref.apiVersion, ref.kind);
     try {
       const name = this.nameOf(ref.apiVersion, ref.kind, ref.name, 'get');
-      const body = await this.http.json({ method: 'GET', path: itemPath(info, this.ns(info, ref.namespace), name), idempotent: true });
-      return this.object(body, ref.apiVersion, ref.kind);
+      const body = await this.http.json({ method: 'GET', path: itemPath(info, this.ns(info, ref.namespace), name), idempotent: true, notFoundOk: true });
+      return body === NOT_FOUND ? undefined : this.object(body, ref.apiVersion, ref.kind);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -189,7 +189,8 @@ export class HttpKubeClient implements KubeClient {
     const { dryRun, ...rest } = options;
     const path = itemPath(info, this.ns(info, ref.namespace), this.nameOf(ref.apiVersion, ref.kind, ref.name, 'delete')) + query({ dryRun: dryRun === true ? 'All' : undefined });
     try {
-      const body = await this.http.json({ method: 'DELETE', path, body: { kind: 'DeleteOptions', apiVersion: 'v1', ...rest } });
+      const body = await this.http.json({ method: 'DELETE', path, body: { kind: 'DeleteOptions', apiVersion: 'v1', ...rest }, notFoundOk: true });
+      if (body === NOT_FOUND) return undefined;
       // Some resources answer a success Status instead of the object.
       if (asStatus(body) !== undefined || !isRecord(body)) {
         return { apiVersion: ref.apiVersion, kind: ref.kind, metadata: ref.namespace === undefined ? { name: ref.name } : { name: ref.name, namespace: ref.namespace } };

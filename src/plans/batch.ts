@@ -58,6 +58,13 @@ export type BatchResult = { kind: 'ready'; outcome: BatchOutcome } | { kind: 'su
 
 const FIRST_KINDS = new Set(['Namespace', 'CustomResourceDefinition']);
 
+/**
+ * How long a readiness wait lasts before the pods of its workloads are followed (see WaitOptions.
+ * contextAfterMs): pods explain a wait or fail it on an image that cannot be pulled (after a grace
+ * period of its own), never end it, and most workloads are ready before then.
+ */
+export const POD_CONTEXT_AFTER_MS = 1000;
+
 export async function runBatch(actions: readonly BatchAction[], ctx: BatchContext): Promise<BatchResult> {
   const deletes = actions.filter((a) => a.action === 'delete').map((a) => refOf(a.object));
   const applies = actions.filter((a): a is Extract<BatchAction, { action: 'apply' }> => a.action === 'apply');
@@ -171,6 +178,7 @@ async function waitUntilReady(objects: readonly KubeObject[], batch: KubeObject[
     ...(answered ? { known: answered } : {}),
     // Pods of the batch's workloads explain why they wait, and fail them when an image cannot be pulled.
     context: workloadNamespaces(objects).map((namespace) => ({ apiVersion: 'v1', kind: 'Pod', namespace, ...podsFrom(objects, namespace, answered, ctx.absentBefore) })),
+    contextAfterMs: POD_CONTEXT_AFTER_MS,
     evaluate: (observed, pods) => readinessOf(refs, observed, batch, pods, ctx),
   });
   if (verdict.kind === 'failed') throw new GateFailedError(verdict.object, verdict.reason, verdict.message);

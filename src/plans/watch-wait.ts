@@ -27,6 +27,14 @@ export interface WaitOptions {
    */
   context?: readonly { apiVersion: string; kind: string; namespace: string | undefined; resourceVersion?: string }[];
   /**
+   * Context is followed only once the wait has lasted this long (on `clock`); absent: from the start.
+   * Context never turns a waiting verdict into done (it explains a wait, or fails it), so a wait that
+   * ends sooner needs none of it: issue #20, a pod watch opened and torn down per workload applied,
+   * most of them ready at the next event. A collection watched from a resourceVersion misses nothing
+   * by starting later (the watch replays from there); one without is listed then, as it is now.
+   */
+  contextAfterMs?: number;
+  /**
    * Objects of `refs` as the server last answered them (the apply answers): a kind and namespace whose
    * objects are all here starts from them, watched from their oldest resourceVersion, without a first
    * list (issue #20: a list per workload applied). Dropped watches and 410 Gone re-list as usual.
@@ -92,8 +100,15 @@ export function waitFor(options: WaitOptions): Promise<Exclude<WaitVerdict, { ki
       finish(() => resolve({ kind: 'done' }));
       return;
     }
-    for (const group of [...groupsOf(refs, options.known ?? []), ...contextGroups]) {
+    const follow = (group: Group): void => {
       followGroup(options, group, observed, inner.signal, check).catch((err: unknown) => finish(() => reject(asError(err))));
+    };
+    for (const group of groupsOf(refs, options.known ?? [])) follow(group);
+    if (options.contextAfterMs === undefined) contextGroups.forEach(follow);
+    else if (contextGroups.length > 0) {
+      void clock.sleep(options.contextAfterMs, inner.signal).then(() => {
+        if (!finished) contextGroups.forEach(follow);
+      }, () => undefined);
     }
     void (async () => {
       while (!finished) {

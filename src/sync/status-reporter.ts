@@ -238,7 +238,8 @@ export class StatusReporter {
     });
     this.records.set(this.ctx.key, status);
     const described = withStatusTrailers(t, status, this.checkpoint);
-    this.writer.submit({ path: statusPath(this.ctx.key), content: formatStatus(status), summary: summaryOf(described), trailers: trailersOf(described) });
+    // Serialized when committed, once for the last status of this file in the commit (StatusUpdate.content).
+    this.writer.submit({ path: statusPath(this.ctx.key), content: () => formatStatus(status), summary: summaryOf(described), trailers: trailersOf(described) });
   }
 }
 

@@ -26,6 +26,8 @@ import { FenceLostError, type Fence } from '../fencing/index.js';
 import type { HeldTurn, PushTurn } from './push-turn/index.js';
 import { formatStatusMessage, transitionsOfMessage } from './status-message.js';
 
+const ENCODER = new TextEncoder();
+
 export const STATUS_FILE_TRAILER = 'Baton-Status-File';
 /** The lease term of the leader that wrote a status commit (absent without leader election). */
 export const LEASE_TERM_TRAILER = 'Baton-Lease-Term';
@@ -33,8 +35,14 @@ export const LEASE_TERM_TRAILER = 'Baton-Lease-Term';
 export interface StatusUpdate {
   /** Repository path, e.g. `status/prod/redis.yaml`. */
   path: string;
-  /** New content, or null to delete the file. */
-  content: string | null;
+  /**
+   * New content, or null to delete the file. A function gives the content when the commit is made and
+   * is called only for the last update of its path in that commit: a status written at every
+   * transition of a run (plan-started, ..., plan-complete) is serialized once per commit instead of once
+   * per transition (issue #20: YAML serialization was a notable part of a shard member's CPU). It must
+   * give the content as it was when submitted (status objects are never changed once built).
+   */
+  content: string | null | (() => string);
   summary: string;
   body?: string;
   trailers: Trailers;
@@ -331,8 +339,11 @@ export class StatusWriter {
     const per = Math.max(1, this.options.maxTransitionsPerCommit ?? 1);
     for (let i = 0; i < updates.length; i += per) {
       const batch = updates.slice(i, i + per);
+      // The last update of a path is its content in this commit (Map order: each path where it came first).
+      const latest = new Map<string, StatusUpdate['content']>();
+      for (const u of batch) latest.set(u.path, u.content);
       const files = new Map<string, Uint8Array | null>();
-      for (const u of batch) files.set(u.path, u.content === null ? null : new TextEncoder().encode(u.content));
+      for (const [path, content] of latest) files.set(path, content === null ? null : ENCODER.encode(typeof content === 'function' ? content() : content));
       const message = this.messageOf(batch);
       tip = await this.commitOne(tip, files, message, batch.length);
       this.unpushed?.push({ sha: tip, files, transitions: batch.length, message, term: this.options.fence?.term });

@@ -1,6 +1,9 @@
 import nock from 'nock';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { HttpKubeClient } from '../../src/kube/http-client.js';
+import { connectionFromUrl } from '../../src/kube/connection.js';
+import { KubeApiError } from '../../src/kube/errors.js';
+import { DEFAULT_TRANSPORT, NOT_FOUND, Transport } from '../../src/kube/transport.js';
 import { JSON_TYPE, SERVER, client, mockDiscovery, notFound } from './_fixtures.js';
 
 const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'conf', namespace: 'app' }, data: { a: '1' } };
@@ -32,6 +35,21 @@ describe('HttpKubeClient verbs against a mocked API server', () => {
     await setup();
     nock(SERVER).get('/api/v1/namespaces/app/configmaps/gone').reply(404, notFound('configmaps "gone" not found'), JSON_TYPE);
     expect(await kube.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', namespace: 'app' })).toBeUndefined();
+  });
+
+  it('GIVEN a 404 WHEN the request says notFoundOk THEN the transport resolves NOT_FOUND without an error; otherwise it throws the API error', async () => {
+    // Issue 20: the engine's expected 404s (ownership checks, first checkpoint reads) built a KubeApiError with a stack each.
+    await setup();
+    nock(SERVER).get('/api/v1/namespaces/app/configmaps/gone').times(2).reply(404, notFound('configmaps "gone" not found'), JSON_TYPE);
+    const transport = new Transport(connectionFromUrl({ url: SERVER }), { ...DEFAULT_TRANSPORT, readRetries: 0 });
+    try {
+      expect(await transport.json({ method: 'GET', path: '/api/v1/namespaces/app/configmaps/gone', idempotent: true, notFoundOk: true })).toBe(NOT_FOUND);
+      const err: unknown = await transport.json({ method: 'GET', path: '/api/v1/namespaces/app/configmaps/gone', idempotent: true }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect((err as KubeApiError).status).toBe(404);
+    } finally {
+      transport.close();
+    }
   });
 
   it('GIVEN a namespaced ref without a namespace WHEN get THEN the default namespace is used', async () => {

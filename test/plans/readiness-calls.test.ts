@@ -4,7 +4,7 @@
  * GIVEN a step that creates a Deployment WHEN it waits for readiness THEN the watches start from the
  * apply answer (no list of the Deployment) and, since no pod of it can predate its apply, the pods are
  * watched from there too (no pod list); a Deployment that existed before the step still has its pods
- * listed (its running pods explain its wait).
+ * listed (its running pods explain its wait). Pods are followed once a wait has lasted POD_CONTEXT_AFTER_MS.
  */
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient, type HttpKubeClient } from '../../src/kube/http-client.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { ConfigMapCheckpointStore } from '../../src/plans/checkpoint-configmap.js';
+import { POD_CONTEXT_AFTER_MS } from '../../src/plans/batch.js';
 import { defaultHooks } from '../../src/plans/defaults.js';
 import { reconcile, type ReconcileResult } from '../../src/plans/reconcile.js';
 import type { RenderedPlan } from '../../src/render/types.js';
@@ -26,7 +27,8 @@ let client: HttpKubeClient;
 let dir: string;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ controllers: true, timing: { podStartDelayMs: 20, readyDelayMs: 30 } });
+  // Pods ready after 1.5 s: the waits outlast POD_CONTEXT_AFTER_MS, so the pods are followed (watch-context.test.ts: when not).
+  cluster = await startTestCluster({ controllers: true, timing: { podStartDelayMs: 20, readyDelayMs: POD_CONTEXT_AFTER_MS + 500 } });
   proxy = await recordingProxy(cluster.url);
   dir = mkdtempSync(join(tmpdir(), 'baton-readiness-calls-'));
   client = await createKubeClient({ kubeconfigPath: proxy.kubeconfig(join(dir, 'kubeconfig')) });

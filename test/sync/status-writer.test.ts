@@ -280,6 +280,25 @@ describe('writing status back to Git', () => {
       expect(check.runs.get('run-a')?.map((c) => c.event)).toEqual(['plan-started', 'phase-complete', 'plan-complete']);
     });
 
+    it('GIVEN contents given as functions WHEN one commit records several transitions of a file THEN only its last content is serialized, and every transition is recorded', async () => {
+      const { writer } = await agent('batched-lazy', { maxTransitionsPerCommit: 64 });
+      const before = bob.git('rev-parse', 'HEAD');
+      const serialized: string[] = [];
+      for (const u of backlog()) {
+        const text = u.content as string;
+        writer.submit({ ...u, path: u.path.replace('batch/', 'lazy/'), content: () => { serialized.push(`${u.path} ${text.trim()}`); return text; } });
+      }
+      await writer.flush();
+      await bob.pull();
+      // Before: each of the 5 contents (3 of a, 2 of b) was serialized when submitted.
+      expect(serialized).toEqual(['status/batch/a.yaml state: COMPLETE', 'status/batch/b.yaml state: IN_PROGRESS']);
+      expect(bob.git('rev-list', '--count', `${before}..HEAD`)).toBe('1');
+      expect(writer.transitions).toBe(5);
+      expect(bob.git('show', 'HEAD:status/lazy/a.yaml')).toBe('state: COMPLETE');
+      expect(bob.git('show', 'HEAD:status/lazy/b.yaml')).toBe('state: IN_PROGRESS');
+      expect(bob.git('log', '-1', '--format=%(trailers:key=Baton-Event,valueonly,separator=%x2C)')).toBe('plan-started,plan-started,phase-complete,phase-complete,plan-complete');
+    });
+
     it('GIVEN more queued than one commit records and a rejected push WHEN flushed THEN consecutive commits of at most that many, in order, rebuilt from memory', async () => {
       const { writer } = await agent('batched-chunks', { maxTransitionsPerCommit: 2 });
       bob.write('instances/prod/chunks.yaml', 'framework: redis\n');
