@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ControllerManager, type SimulationTiming, DEFAULT_TIMING, startControllers } from './controllers/index.js';
+import type { KubeClient } from '../kube/client.js';
 import type { FaultAdmin, RequestInterceptor } from './faults/types.js';
 import { type KubeconfigDocument, kubeconfigDocument } from './server/kubeconfig.js';
 import { type ApiServer, startApiServer } from './server/server.js';
@@ -87,6 +88,11 @@ export interface Cluster {
   kubeconfigEntries: KubeconfigDocument;
   /** The store, for in-process inspection (tests, benchmarks). */
   store: Store;
+  /**
+   * A new client of this cluster's API server for code in the same process, as the administrator: what
+   * the controllers use (see `controllersClient`). Stopping the cluster breaks its watches.
+   */
+  inProcessClient(): KubeClient;
   /** Stops controllers, closes connections (ending watches), flushes the store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -154,7 +160,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     })();
     return stopping;
   };
-  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, stop };
+  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, inProcessClient: () => server.inProcessClient(), stop };
 }
 
 export interface ClusterSet {
