@@ -55,7 +55,7 @@ class Cache {
     if (previous !== undefined && previous.metadata.namespace !== ns) this.byNamespace.get(previous.metadata.namespace)?.delete(key);
     this.byKey.set(key, obj);
     let bucket = this.byNamespace.get(ns);
-    if (!bucket) this.byNamespace.set(ns, (bucket = new Map()));
+    if (!bucket) this.byNamespace.set(ns, (bucket = new Map<string, KubeObject>()));
     bucket.set(key, obj);
   }
 
