@@ -36,8 +36,7 @@ export interface ClusterOptions {
    * How the controllers reach the API server: `http` (default) connects as any client would (over TLS
    * with `tls`), as controllers against a remote server do; `in-process` calls it directly, through the
    * same checks, faults and store as an HTTP request but without sockets or JSON text (the scale bench's
-   * cluster process). Not the default yet: with it, test/recovery/pod-actions.test.ts's pod replace after
-   * a node failure times out (not understood yet; see docs/cluster-workloads.md).
+   * cluster process). Not the default yet: the whole suite has not run with it (see docs/cluster-workloads.md).
    */
   controllersClient?: 'in-process' | 'http';
   timing?: Partial<SimulationTiming>;

@@ -264,6 +264,10 @@ export class LocalKubeClient implements KubeClient {
    * verb is allowed (405), authorization, then the fault interceptor. Returns a watch's drop delay.
    */
   private async admit(call: Call): Promise<number | undefined> {
+    // Every request waits for the event loop's next turn, as an HTTP answer does: a controller that
+    // writes, sees its event and writes again would otherwise run on microtasks alone and starve the
+    // server's sockets and timers (a node marked down livelocked the process that way).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.closed) throw this.refused(METHODS[call.verb], contextOf(call).path);
     const { type, verb, subresource } = call;
     try {
