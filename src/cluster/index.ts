@@ -33,10 +33,9 @@ export interface ClusterOptions {
   /** Start the simulated controllers (default true). */
   controllers?: boolean;
   /**
-   * How the controllers reach the API server: `http` (default) connects as any client would (over TLS
-   * with `tls`), as controllers against a remote server do; `in-process` calls it directly, through the
-   * same checks, faults and store as an HTTP request but without sockets or JSON text (the scale bench's
-   * cluster process). Not the default yet: the whole suite has not run with it (see docs/cluster-workloads.md).
+   * How the controllers reach the API server: `in-process` (default) calls it directly, through the same
+   * checks, faults and store as an HTTP request but without sockets or JSON text; `http` connects as any
+   * client would (over TLS with `tls`), as controllers against a remote server do.
    */
   controllersClient?: 'in-process' | 'http';
   timing?: Partial<SimulationTiming>;
@@ -104,11 +103,11 @@ function usersOf(options: ClusterOptions, name: string): ClusterUser[] {
   return (options.users ?? []).map((u) => ({ name: u.name, token: u.token ?? randomToken(), groups: u.groups ?? [], context: `${name}-${u.name}` }));
 }
 
-/** The controllers, over HTTP unless `controllersClient: 'in-process'`. */
+/** The controllers, over the server's in-process client unless `controllersClient: 'http'`. */
 function startSimulation(options: ClusterOptions, server: ApiServer, token: string, caData: string | undefined): ControllerManager {
   return startControllers({
     server: { url: server.url, ...(token !== '' ? { token } : {}), ...(caData !== undefined ? { caData } : {}) },
-    ...(options.controllersClient === 'in-process' ? { client: server.inProcessClient() } : {}),
+    ...(options.controllersClient === 'http' ? {} : { client: server.inProcessClient() }),
     timing: { ...DEFAULT_TIMING, ...options.timing },
     nodes: options.nodes ?? 3,
   });

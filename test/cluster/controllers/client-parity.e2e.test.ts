@@ -1,6 +1,6 @@
 /**
- * The simulated controllers over the API server's in-process client (`controllersClient: 'in-process'`)
- * and over HTTP (the default) leave the cluster in the same state for the same workload: the same
+ * The simulated controllers over the API server's in-process client (the default) and over HTTP
+ * (`controllersClient: 'http'`) leave the cluster in the same state for the same workload: the same
  * objects with the same status, labels, owners, managedFields managers and Events, values that differ
  * from run to run (uids, times, addresses, random name suffixes) apart.
  */
