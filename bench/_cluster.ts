@@ -16,7 +16,8 @@ export async function clusterProcess(kubeconfigOut: string, options: { controlle
   const entry = other !== undefined && other !== '' ? other : new URL('../src/cluster/index.ts', import.meta.url).href;
   const code = [
     `const { startCluster } = await import(${JSON.stringify(entry)});`,
-    `const c = await startCluster({ controllers: ${options.controllers === true}, token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
+    // The controllers call the server in-process (docs/cluster-workloads.md); an older simulator ignores the option.
+    `const c = await startCluster({ controllers: ${options.controllers === true}, controllersClient: 'in-process', token: '', kubeconfigOut: ${JSON.stringify(kubeconfigOut)} });`,
     `process.stdout.write('ready\\n');`,
     `process.stdin.on('end', () => void c.stop().then(() => process.exit(0)));`,
     `process.stdin.resume();`,

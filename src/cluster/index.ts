@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type SimulationTiming, DEFAULT_TIMING, startControllers } from './controllers/index.js';
+import { type ControllerManager, type SimulationTiming, DEFAULT_TIMING, startControllers } from './controllers/index.js';
+import type { KubeClient } from '../kube/client.js';
 import type { FaultAdmin, RequestInterceptor } from './faults/types.js';
 import { type KubeconfigDocument, kubeconfigDocument } from './server/kubeconfig.js';
-import { startApiServer } from './server/server.js';
+import { type ApiServer, startApiServer } from './server/server.js';
 import { generateSelfSigned } from './server/tls.js';
 import { Store } from './store/store.js';
 
@@ -31,6 +32,12 @@ export interface ClusterOptions {
   kubeconfigOut?: string;
   /** Start the simulated controllers (default true). */
   controllers?: boolean;
+  /**
+   * How the controllers reach the API server: `in-process` (default) calls it directly, through the same
+   * checks, faults and store as an HTTP request but without sockets or JSON text; `http` connects as any
+   * client would (over TLS with `tls`), as controllers against a remote server do.
+   */
+  controllersClient?: 'in-process' | 'http';
   timing?: Partial<SimulationTiming>;
   /** Simulated nodes (default 3). */
   nodes?: number;
@@ -81,6 +88,11 @@ export interface Cluster {
   kubeconfigEntries: KubeconfigDocument;
   /** The store, for in-process inspection (tests, benchmarks). */
   store: Store;
+  /**
+   * A new client of this cluster's API server for code in the same process, as the administrator: what
+   * the controllers use (see `controllersClient`). Stopping the cluster breaks its watches.
+   */
+  inProcessClient(): KubeClient;
   /** Stops controllers, closes connections (ending watches), flushes the store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -89,6 +101,16 @@ const randomToken = (): string => randomBytes(24).toString('base64url');
 
 function usersOf(options: ClusterOptions, name: string): ClusterUser[] {
   return (options.users ?? []).map((u) => ({ name: u.name, token: u.token ?? randomToken(), groups: u.groups ?? [], context: `${name}-${u.name}` }));
+}
+
+/** The controllers, over the server's in-process client unless `controllersClient: 'http'`. */
+function startSimulation(options: ClusterOptions, server: ApiServer, token: string, caData: string | undefined): ControllerManager {
+  return startControllers({
+    server: { url: server.url, ...(token !== '' ? { token } : {}), ...(caData !== undefined ? { caData } : {}) },
+    ...(options.controllersClient === 'http' ? {} : { client: server.inProcessClient() }),
+    timing: { ...DEFAULT_TIMING, ...options.timing },
+    nodes: options.nodes ?? 3,
+  });
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
@@ -127,11 +149,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const kubeconfig = kubeconfigDocument(kubeconfigEntries);
   mkdirSync(dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
-  const controllers = options.controllers === false ? undefined : startControllers({
-    server: { url: server.url, ...(token !== '' ? { token } : {}), ...(tls ? { caData: tls.cert } : {}) },
-    timing: { ...DEFAULT_TIMING, ...options.timing },
-    nodes: options.nodes ?? 3,
-  });
+  const controllers = options.controllers === false ? undefined : startSimulation(options, server, token, tls?.cert);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -142,7 +160,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     })();
     return stopping;
   };
-  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, stop };
+  return { name, url: server.url, kubeconfigPath, kubeconfig, token, users, kubeconfigEntries, store, inProcessClient: () => server.inProcessClient(), stop };
 }
 
 export interface ClusterSet {

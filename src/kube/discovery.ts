@@ -8,6 +8,22 @@ import { KubeApiError } from './errors.js';
 import { groupOf, isRecord } from './object.js';
 import { groupVersionPath } from './paths.js';
 
+/** What a lookup of a kind the server does not serve throws (any client: over HTTP or in-process). */
+export function noResourceFor(apiVersion: string, kind: string): KubeApiError {
+  return new KubeApiError(
+    404,
+    {
+      kind: 'Status',
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+      message: `the server has no resource for kind "${kind}" in apiVersion "${apiVersion}"`,
+      details: { kind, group: groupOf(apiVersion) },
+    },
+    { apiVersion, kind, discovery: true },
+  );
+}
+
 export type FetchJson = (path: string) => Promise<unknown>;
 
 export class Discovery {
@@ -26,18 +42,7 @@ export class Discovery {
       const found = (await refreshed).find((r) => r.kind === kind);
       if (found) return found;
     }
-    throw new KubeApiError(
-      404,
-      {
-        kind: 'Status',
-        status: 'Failure',
-        code: 404,
-        reason: 'NotFound',
-        message: `the server has no resource for kind "${kind}" in apiVersion "${apiVersion}"`,
-        details: { kind, group: groupOf(apiVersion) },
-      },
-      { apiVersion, kind, discovery: true },
-    );
+    throw noResourceFor(apiVersion, kind);
   }
 
   /** Forget everything (e.g. after CRDs were deleted). */

@@ -23,7 +23,7 @@ export interface ControllerOptions {
   timing: SimulationTiming;
   /** Simulated nodes (DaemonSets schedule one pod per node). */
   nodes: number;
-  /** A client to use instead of connecting to `server` (tests). */
+  /** A client to use instead of connecting to `server`: the API server's in-process client (startCluster), or a test's. */
   client?: KubeClient;
   /** Time source (tests). Default: the real clock. */
   clock?: Clock;

@@ -88,8 +88,20 @@ export function decodePatchBody(raw: Buffer, contentType: string | undefined, st
   // kubectl and most clients send apply bodies as JSON (a YAML subset): JSON.parse is ~10x faster.
   if (type === 'apply') return { type, body: requireObject(looksLikeJson(raw) ? parseJson(raw) : parseYaml(raw)) };
   const body = parseJson(raw);
+  checkPatchBody(type, body);
+  return { type, body };
+}
+
+/** What the body of a patch of this type must be (a JSON patch a list of operations, the others an object). */
+export function checkPatchBody(type: PatchType, body: unknown): void {
   if (type === 'json' && !Array.isArray(body)) throw badRequest('json patch must be a JSON array of operations');
   if (type !== 'json') requireObject(body);
-  return { type, body };
+}
+
+/** A strategic merge patch of a custom resource is 415, as on a real server (`strategicAllowed` false). */
+export function unsupportedPatchType(type: PatchType, strategicAllowed: boolean): ReturnType<typeof unsupportedMediaType> | undefined {
+  if (type !== 'strategic' || strategicAllowed) return undefined;
+  const accepted = PATCH_MEDIA_TYPES.filter((t) => !t.startsWith('application/strategic'));
+  return unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 

@@ -12,7 +12,8 @@ import { RegistryMemo } from './memo.js';
 import { notFoundPath, readBody, sendError, sendJson, sendStatus } from './respond.js';
 import { handleResource } from './resources.js';
 import { parsePath } from './route.js';
-import { type AccessControl, type SimUser, accessControl, authorize, identify } from './auth/index.js';
+import { type AccessControl, type SimUser, ADMIN_USER, accessControl, authorize, identify } from './auth/index.js';
+import { LocalKubeClient, type LocalClientTuning } from './local/client.js';
 
 export interface ApiServerOptions {
   store: Store;
@@ -38,6 +39,12 @@ export interface ApiServer {
   url: string;
   host: string;
   port: number;
+  /**
+   * A client of this server for code in its own process (the simulated controllers): the
+   * administrator's requests through the same checks, faults and store, without HTTP (local/client.ts).
+   * Closing the server breaks its watches and refuses its later requests.
+   */
+  inProcessClient(tuning?: LocalClientTuning): LocalKubeClient;
   close(): Promise<void>;
 }
 
@@ -110,11 +117,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const locals = new Set<LocalKubeClient>();
   serverAddress = `${host}:${port}`;
   const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url, host, port,
+    inProcessClient: (tuning) => {
+      const client = new LocalKubeClient({ ...ctx, user: ADMIN_USER }, tuning);
+      locals.add(client);
+      return client;
+    },
     close: () => new Promise<void>((resolve) => {
+      for (const client of locals) client.close();
       memo.close();
       server.close(() => resolve());
       server.closeAllConnections();

@@ -89,6 +89,32 @@ describe('the informer', () => {
     await informer.stop();
   });
 
+  it('GIVEN objects in several namespaces THEN a namespace lists its own, in cache order, through writes, write-throughs and deletions', async () => {
+    const kube = new FakeKube();
+    const at = (name: string, namespace: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
+    for (const [name, ns] of [['a', 'one'], ['b', 'two'], ['c', 'one'], ['d', 'two']] as const) await kube.create(at(name, ns));
+    const events: string[] = [];
+    const informer = await started(kube, events);
+    const names = (ns?: string): string[] => informer.list(ns).map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`);
+    expect(names('one')).toEqual(['one/a', 'one/c']);
+    expect(names()).toEqual(['one/a', 'two/b', 'one/c', 'two/d']);
+    await kube.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'one', name: 'a' });
+    await kube.create(at('a', 'one'));
+    await kube.create(at('e', 'three'));
+    await eventually(() => events.filter((e) => e === 'ADDED a').length === 2 && events.includes('ADDED e'), 2000, 'a again and e');
+    expect(names('one')).toEqual(['one/c', 'one/a']);
+    expect(names('three')).toEqual(['three/e']);
+    const c = informer.get('one/c');
+    if (!c) throw new Error('one/c not cached');
+    informer.forget(c);
+    expect(names('one')).toEqual(['one/a']);
+    informer.remember({ ...c, metadata: { ...c.metadata, resourceVersion: '999' } });
+    expect(names('one')).toEqual(['one/a', 'one/c']);
+    expect(names('nowhere')).toEqual([]);
+    expect(names('')).toEqual([]);
+    await informer.stop();
+  });
+
   it('GIVEN the server closes the watch THEN it resumes from the last version without listing again', async () => {
     const kube = new FakeKube();
     const events: string[] = [];

@@ -103,8 +103,8 @@ describe('fault injection seen by clients', () => {
 });
 
 describe('the controllers behind TLS', () => {
-  it.skipIf(!opensslAvailable())('GIVEN an https cluster with a token THEN the controllers connect and roll a Deployment out', async () => {
-    c = await startTestCluster({ tls: true, controllers: true, nodes: 1, timing: { podStartDelayMs: 5, readyDelayMs: 5 } });
+  it.skipIf(!opensslAvailable())('GIVEN an https cluster with a token and the controllers over HTTP THEN they connect and roll a Deployment out', async () => {
+    c = await startTestCluster({ tls: true, controllers: true, controllersClient: 'http', nodes: 1, timing: { podStartDelayMs: 5, readyDelayMs: 5 } });
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(c.kubeconfigPath);
     const apps = kc.makeApiClient(k8s.AppsV1Api);

@@ -5,7 +5,7 @@
  * maxUnavailable (unhealthy replicas first). Pure; the controller executes the step.
  */
 import type { KubeObject } from '../../../kube/object.js';
-import { nameOf, num, record, scaledValue, spec, stableHash, status, str } from '../runtime/meta.js';
+import { nameOf, num, record, scaledValue, spec, stableHash, stableJson, status, str } from '../runtime/meta.js';
 
 export const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
@@ -38,8 +38,9 @@ export function limitsOf(deploy: KubeObject): Limits {
 
 /** The pod template without the hash label, the identity of a revision. */
 export function templateOf(obj: KubeObject): Record<string, unknown> {
-  // Nulls are absent fields (kubectl sends `creationTimestamp: null` in the template on undo).
-  const template = dropNulls(structuredClone(record(spec(obj).template))) as Record<string, unknown>;
+  // Nulls are absent fields (kubectl sends `creationTimestamp: null` in the template on undo). dropNulls
+  // builds a new value throughout: the result shares nothing with `obj`.
+  const template = dropNulls(record(spec(obj).template)) as Record<string, unknown>;
   const meta = record(template.metadata);
   const labels = { ...(record(meta.labels) as Record<string, string>) };
   delete labels[HASH_LABEL];
@@ -71,7 +72,13 @@ function templateKey(obj: KubeObject): string {
   const memoKey = raw !== null && typeof raw === 'object' ? raw : undefined;
   const known = memoKey ? templateKeys.get(memoKey) : undefined;
   if (known !== undefined) return known;
-  const key = JSON.stringify(sortKeys(templateOf(obj)));
+  // stableJson sorts keys and leaves out null and undefined fields, as templateOf's dropNulls does: only
+  // the labels need a copy (without the hash label); no deep copy of the template.
+  const template = record(raw);
+  const meta = record(template.metadata);
+  const labels = { ...(record(meta.labels) as Record<string, string>) };
+  delete labels[HASH_LABEL];
+  const key = stableJson({ ...template, metadata: { ...meta, labels } });
   if (memoKey) templateKeys.set(memoKey, key);
   return key;
 }
@@ -87,14 +94,6 @@ function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, dropNulls(v)]));
-  }
-  return value;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
   }
   return value;
 }

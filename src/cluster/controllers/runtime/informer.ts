@@ -34,8 +34,54 @@ export interface InformerOptions {
   onError?: (err: unknown) => void;
 }
 
+/**
+ * The cache: objects by key, and the same objects by namespace. Controllers list one namespace on every
+ * reconcile (a Deployment's ReplicaSets, a ReplicaSet's pods): a scan of every object of the kind made
+ * that quadratic in the number of workloads.
+ */
+class Cache {
+  private readonly byKey = new Map<string, KubeObject>();
+  /** Cluster-scoped objects under `undefined`, as they have no namespace. */
+  private readonly byNamespace = new Map<string | undefined, Map<string, KubeObject>>();
+
+  get(key: string): KubeObject | undefined {
+    return this.byKey.get(key);
+  }
+
+  set(key: string, obj: KubeObject): void {
+    const ns = obj.metadata.namespace;
+    const previous = this.byKey.get(key);
+    // A key names a namespace and a name: the namespace of what it holds does not change (guarded anyway).
+    if (previous !== undefined && previous.metadata.namespace !== ns) this.byNamespace.get(previous.metadata.namespace)?.delete(key);
+    this.byKey.set(key, obj);
+    let bucket = this.byNamespace.get(ns);
+    if (!bucket) this.byNamespace.set(ns, (bucket = new Map<string, KubeObject>()));
+    bucket.set(key, obj);
+  }
+
+  delete(key: string): void {
+    const previous = this.byKey.get(key);
+    if (previous === undefined) return;
+    this.byKey.delete(key);
+    const ns = previous.metadata.namespace;
+    const bucket = this.byNamespace.get(ns);
+    bucket?.delete(key);
+    if (bucket?.size === 0) this.byNamespace.delete(ns);
+  }
+
+  /** In the order objects were first cached (as one map of everything, filtered, would give them). */
+  list(namespace?: string): KubeObject[] {
+    if (namespace === undefined) return [...this.byKey.values()];
+    return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  entries(): [string, KubeObject][] {
+    return [...this.byKey];
+  }
+}
+
 export class Informer {
-  private readonly cache = new Map<string, KubeObject>();
+  private readonly cache = new Cache();
   private readonly abort = new AbortController();
   private resourceVersion: string | undefined;
   private listedVersion: string | undefined;
@@ -67,8 +113,7 @@ export class Informer {
   }
 
   list(namespace?: string): KubeObject[] {
-    const all = [...this.cache.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+    return this.cache.list(namespace);
   }
 
   /** Write-through after our own create/update, unless the cache already holds something newer. */
@@ -126,7 +171,7 @@ export class Informer {
       seen.add(objectKey(full));
       this.apply('ADDED', full);
     }
-    for (const [key, old] of [...this.cache]) {
+    for (const [key, old] of this.cache.entries()) {
       if (seen.has(key)) continue;
       this.cache.delete(key);
       onEvent('DELETED', old, old);
