@@ -86,19 +86,34 @@ export class DriftKeeper {
 
   /**
    * Sweeps the given instances (one sweep at a time: a second call waits for the first and sweeps after
-   * it). `signal` (the agent stopping) ends it: no further render, list or slice starts.
+   * it). `signal` (the agent stopping) ends it: no further render, list or slice starts. `onSlice` gets
+   * each slice's report, with the checkpoints it listed, as soon as the slice is swept and its results
+   * are kept, before the next slice starts: whoever records the results has the checkpoints at hand
+   * without holding every slice's at once (the report returned leaves them out past one slice).
    */
-  async check(instances: readonly KeeperInstance[], signal?: AbortSignal): Promise<SweepReport> {
+  async check(instances: readonly KeeperInstance[], signal?: AbortSignal, onSlice?: (slice: SweepReport) => Promise<void>): Promise<SweepReport> {
     while (this.running) await this.running.catch(() => undefined);
     const started = this.now().getTime();
-    const run = this.sweepInSlices(instances, signal);
+    let handling = 0;
+    const sliceDone = async (slice: SweepReport): Promise<void> => {
+      // Kept before `onSlice` acts on them: a repair it starts updates them, and must not be overwritten.
+      for (const d of slice.instances) this.results.set(keyOf(d.instance), d);
+      if (onSlice === undefined) return;
+      const at = this.now().getTime();
+      try {
+        await onSlice(slice);
+      } finally {
+        handling += this.now().getTime() - at;
+      }
+    };
+    const run = this.sweepInSlices(instances, signal, sliceDone);
     this.running = run;
     // Checked (or tried to) now: a sweep that fails is tried again after the interval, not in a loop.
     for (const i of instances) this.lastCheck.set(keyOf(i.key), started);
     try {
       const report = await run;
-      for (const d of report.instances) this.results.set(keyOf(d.instance), d);
-      this.options.onSweep?.(report, (this.now().getTime() - started) / 1000);
+      // The sweep's own time: what `onSlice` spent recording is not the sweep's.
+      this.options.onSweep?.(report, (this.now().getTime() - started - handling) / 1000);
       return report;
     } finally {
       this.running = undefined;
@@ -106,11 +121,21 @@ export class DriftKeeper {
   }
 
   /** Sweeps of at most `sliceSize` instances, one after another, merged into one report. */
-  private async sweepInSlices(instances: readonly KeeperInstance[], signal: AbortSignal | undefined): Promise<SweepReport> {
+  private async sweepInSlices(instances: readonly KeeperInstance[], signal: AbortSignal | undefined, sliceDone: (slice: SweepReport) => Promise<void>): Promise<SweepReport> {
     const size = Math.max(1, this.options.sliceSize ?? DRIFT_SWEEP_SLICE);
-    if (instances.length <= size) return this.sweepByCluster(instances, signal);
+    if (instances.length <= size) {
+      const report = await this.sweepByCluster(instances, signal);
+      await sliceDone(report);
+      return report;
+    }
     const reports: SweepReport[] = [];
-    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) reports.push(await this.sweepByCluster(instances.slice(i, i + size), signal));
+    for (let i = 0; i < instances.length && signal?.aborted !== true; i += size) {
+      const slice = await this.sweepByCluster(instances.slice(i, i + size), signal);
+      await sliceDone(slice);
+      // Its checkpoints are let go of here, not held until every slice is done.
+      const { checkpoints: _handled, ...kept } = slice;
+      reports.push(kept);
+    }
     // Not every slice's checkpoints at once (see SweepReport.checkpoints).
     return mergeReports(reports, this.now(), false);
   }

@@ -107,24 +107,28 @@ export class DriftLoop {
     this.known = candidates.map((c) => c.instance);
     const due = this.keeper.due(this.known, all);
     if (due.length === 0) return [];
-    const report = await this.keeper.check(due, this.host.stopped);
-    // The agent stopped meanwhile: what the sweep found is recorded by the next look (this agent's
-    // next start, or the instances' next owner). Status committed now would come after the stop's
-    // last push: a shard member's next process drops such commits, a lone agent pushes them late.
-    if (this.host.stopped.aborted) return [];
-    // Plan transitions still queued commit first: a drift commit of the same instance must not replace them.
-    await this.host.deps().writer.flushIfPending().catch(() => undefined);
+    const byKey = new Map(candidates.map((c) => [keyString(c.instance.key), c]));
     const jobs: Promise<InstanceReport>[] = [];
-    for (const result of report.instances) {
-      if (this.host.stopped.aborted) break;
-      const c = candidates.find((x) => keyString(x.instance.key) === keyString(result.instance));
-      if (c === undefined) continue;
-      const next = await this.act(c, result, report.checkpoints?.get(keyString(result.instance))).catch((err: unknown) => {
-        this.host.log('warn', `${keyString(result.instance)}: drift: ${errorMessage(err)}`, { instance: keyString(result.instance) });
-        return undefined;
-      });
-      if (next) jobs.push(next.job);
-    }
+    // Each slice is recorded as soon as it is swept, with the checkpoints its sweep listed (no GET per
+    // instance again: issue #20, 1.5-1.8 checkpoint reads per instance with more than one slice due).
+    await this.keeper.check(due, this.host.stopped, async (slice) => {
+      // The agent stopped meanwhile: what the sweep found is recorded by the next look (this agent's
+      // next start, or the instances' next owner). Status committed now would come after the stop's
+      // last push: a shard member's next process drops such commits, a lone agent pushes them late.
+      if (this.host.stopped.aborted) return;
+      // Plan transitions still queued commit first: a drift commit of the same instance must not replace them.
+      await this.host.deps().writer.flushIfPending().catch(() => undefined);
+      for (const result of slice.instances) {
+        if (this.host.stopped.aborted) break;
+        const c = byKey.get(keyString(result.instance));
+        if (c === undefined) continue;
+        const next = await this.act(c, result, slice.checkpoints?.get(keyString(result.instance))).catch((err: unknown) => {
+          this.host.log('warn', `${keyString(result.instance)}: drift: ${errorMessage(err)}`, { instance: keyString(result.instance) });
+          return undefined;
+        });
+        if (next) jobs.push(next.job);
+      }
+    });
     return Promise.all(jobs);
   }
 
