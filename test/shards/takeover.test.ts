@@ -167,6 +167,47 @@ describe('takeover of a killed shard member (virtual clock)', () => {
     expect((await survivorDone).kind).toBe('aborted');
   });
 
+  it('GIVEN a member asked to stop whose work still drains WHEN the other member leaves THEN it takes up none of the other\'s instances while it drains', async () => {
+    const name = `t${++set}`;
+    const time = new VirtualTime();
+    const member = (identity: string): ShardMember =>
+      new ShardMember({ client: world.client, shardSet: name, namespace: 'baton-system', identity, config: CONFIG, ...LEASE, ...time.clockOf(identity) });
+    const stopping = member('stopping');
+    const leaving = member('leaving');
+    const running = [stopping, leaving];
+    const settled = (): Promise<void> => until(() => running.every((m) => time.pending(m === stopping ? 'stopping' : 'leaving') === 2), 10_000, 'members asleep');
+    const step = async (): Promise<number> => { const at = time.advance(); await settled(); return at; };
+    const forever = (signal: AbortSignal): Promise<void> => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    // The stopping member's work: asked to stop, it goes on draining until the test lets it end.
+    let drained = (): void => {};
+    const draining = (signal: AbortSignal): Promise<void> => new Promise((resolve) => signal.addEventListener('abort', () => { drained = resolve; }, { once: true }));
+    const stop = new AbortController();
+    const leave = new AbortController();
+    const stoppingDone = stopping.run(draining, stop.signal);
+    const leavingDone = leaving.run(forever, leave.signal);
+    await settled();
+    while (!(stopping.members.length === 2 && leaving.members.length === 2 && keys.every((k) => [stopping, leaving].filter((m) => m.mayAct(k)).length === 1))) {
+      if (time.now > 20 * LEASE.leaseDurationMs) throw new Error('the members never shared the instances');
+      await step();
+    }
+    const leavers = keys.filter((k) => leaving.mayAct(k));
+    expect(leavers.length).toBeGreaterThan(40);
+
+    stop.abort();
+    leave.abort();
+    expect((await leavingDone).kind).toBe('aborted');
+    running.splice(running.indexOf(leaving), 1);
+    // Looks enough for a member to notice a deleted lease many times over.
+    const until2 = time.now + 2 * LEASE.leaseDurationMs;
+    while (time.now < until2) {
+      await step();
+      // Before: it took up the view of itself alone and acted on the leaver's instances while stopping.
+      expect(leavers.filter((k) => stopping.mayAct(k))).toEqual([]);
+    }
+    drained();
+    expect((await stoppingDone).kind).toBe('aborted');
+  });
+
   it('GIVEN lease timing without room for a retry period between the renew deadline and the lease duration THEN a shard member refuses it', () => {
     expect(() => new ShardMember({ client: world.client, shardSet: 'x', namespace: 'baton-system', identity: 'x', config: CONFIG, leaseDurationMs: 1000, renewDeadlineMs: 900, retryPeriodMs: 100 }))
       .toThrow(/lease timing: a shard member needs renew deadline \+ retry period \(900 \+ 100 ms\) shorter than the lease duration \(1000 ms\)/);
