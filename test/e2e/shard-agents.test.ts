@@ -23,7 +23,6 @@ import { until } from '../helpers/wait.js';
 import { startClusterProcess, type ClusterProcess } from '../helpers/cluster-process.js';
 import { API, agentWorld, gatedFramework, instance, releaseGate, type AgentWorld } from '../sync/fixtures.js';
 
-const LEASE = { durationMs: 12_000 };
 // Long enough for three agents compiling through tsx on two busy cores (the simulated API server in the test process answered in 2 s at load 11).
 const LEASE_FLAGS = ['--lease-duration', '12s', '--renew-deadline', '9s', '--lease-retry', '1s'];
 /** One member's run of an instance: from its `reconciling <instance>` line to the run's outcome line (`<instance>: ...`). */
@@ -130,10 +129,10 @@ describe('shard members as processes', () => {
       victim?.signal('SIGKILL');
       await victim?.exited;
       const survivors = agents.filter((a) => a !== victim);
+      // Taken over: the deadline only catches a hang. How soon is not asserted here (three agent
+      // processes on two shared cores; the guide: no timed assertions in tests): the bound is
+      // test/shards/takeover.test.ts's, on a virtual clock, and the figures are bench scale's.
       await until(() => survivors.some((a) => a.timed.some((l) => l.at >= killedAt && l.msg.startsWith('reconciling shop/slow: '))), 60_000, 'a survivor reconciling shop/slow', 200);
-      const takeoverMs = Date.now() - killedAt;
-      // Taken over within the lease duration (plus the poll and a retry period of slack on a busy machine).
-      expect(takeoverMs).toBeLessThan(LEASE.durationMs + 8000);
       await releaseGate(client, 'shop', 'gate-slow');
       await until(async () => (await checkpoint('shop', 'slow'))?.checkpoint.active?.state.status === 'COMPLETE', 60_000, 'shop/slow COMPLETE on the new owner', 500);
       // The completed step (phase one's ConfigMap) was not applied again by anyone after the kill.

@@ -36,7 +36,7 @@ export interface TestCluster extends Cluster {
 }
 
 export interface KubectlStream {
-  /** Resolves once the output satisfies `done` (checked on every chunk); rejects after `timeoutMs` (default 15 s). */
+  /** Resolves once the output satisfies `done` (checked on every chunk); rejects after `timeoutMs` (default 60 s: it only catches a hang). */
   until(done: (stdout: string, stderr: string) => boolean, timeoutMs?: number): Promise<string>;
   /** Stops the process (if still running) and resolves with everything it printed. */
   stop(): Promise<KubectlResult>;
@@ -62,7 +62,7 @@ export function streamKubectl(kubeconfig: string, cacheDir: string, args: string
   });
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   return {
-    until: (done, timeoutMs = 15_000) => new Promise<string>((resolve, reject) => {
+    until: (done, timeoutMs = 60_000) => new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         checks.delete(check);
         reject(new Error(`kubectl ${args.join(' ')}: condition not met after ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));

@@ -63,20 +63,26 @@ describe('baton rbac on a cluster with RBAC on', () => {
 
   it('a shard member with those rules joins, reads the other members and deletes the lease of one long gone', async () => {
     const gone = memberLeaseName('rbac', 'deadbeef00');
+    const logs: string[] = [];
     await admin.create({
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
       metadata: { name: gone, namespace: 'baton-system', labels: { 'baton.dev/shard-set': 'rbac' }, annotations: { 'baton.dev/member': 'deadbeef00', 'baton.dev/config-hash': 'x' } },
       spec: { holderIdentity: 'gone', leaseDurationSeconds: 1, renewTime: '2026-01-01T00:00:00.000000Z' },
     });
-    const member = new ShardMember({ client: agentClient, shardSet: 'rbac', namespace: 'baton-system', identity: 'rbac-member', config: { repo: origin, branch: 'main' }, leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100 });
+    const member = new ShardMember({ client: agentClient, shardSet: 'rbac', namespace: 'baton-system', identity: 'rbac-member', config: { repo: origin, branch: 'main' }, leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 100, log: (level, message) => logs.push(`${level} ${message}`) });
     const abort = new AbortController();
     const done = member.run((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })), abort.signal);
-    await until(async () => (await admin.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'baton-system', name: gone })) === undefined, 20_000, 'the gone member\'s lease deleted');
+    let outcome = 'running';
+    void done.then((r) => { outcome = r.kind; });
+    // The member deletes a lease it has seen quiet for three of its lease durations; it must keep its own
+    // (700 ms renew deadline) that long. On failure: whether it still ran, and its log.
+    await until(async () => (await admin.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'baton-system', name: gone })) === undefined, 60_000, 'the gone member\'s lease deleted')
+      .catch((err: Error) => { throw new Error(`${err.message}; the member: ${outcome}; its log:\n${logs.join('\n')}`); });
     expect(member.mayAct('shop/site')).toBe(true);
     abort.abort();
     expect((await done).kind).toBe('aborted');
     expect(await admin.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'baton-system', name: member.lease.name })).toBeUndefined();
-  }, 60_000);
+  }, 120_000);
 
   it('and nothing more: no Secrets of kube-system, no objects in other namespaces', async () => {
     await expect(agentClient.list('v1', 'Secret', 'kube-system')).rejects.toThrow(/forbidden/);

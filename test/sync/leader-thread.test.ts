@@ -15,8 +15,15 @@ import { until } from '../helpers/wait.js';
 
 const LEASE = { leaseDurationMs: 3000, renewDeadlineMs: 1500, retryPeriodMs: 400 } as const;
 const LIVENESS_MS = 2500;
-/** Past the renew deadline, within the liveness bound and the lease duration. */
+/** Past the renew deadline and within the lease duration. */
 const BUSY_MS = 2000;
+/**
+ * The liveness bound of the leader blocked for BUSY_MS: well past it. Blocked for BUSY_MS, the main
+ * thread is silent for BUSY_MS plus up to a heartbeat interval (500 ms) plus however late its timer
+ * runs: with the bound at 2500 ms that left no room, and at load 30 the thread gave the Lease up
+ * ("did not check in for 2513 ms").
+ */
+const BUSY_LIVENESS_MS = 8000;
 /** Past the liveness bound and the retry period after it. */
 const STUCK_MS = LIVENESS_MS + 3 * LEASE.retryPeriodMs;
 
@@ -40,8 +47,9 @@ describe('a leader lease renewed from its own thread', () => {
   });
 
   /** Runs a leader whose work lasts until its signal aborts or `stop` is called. */
-  function leader(name: string, identity: string, logs: string[]): { result: Promise<LeaderResult>; fence: () => LeaseFence | undefined; stop: AbortController; elector: ThreadedLeaderElector } {
-    const elector = new ThreadedLeaderElector({ name, namespace: 'baton-system', identity }, { client: { url: cluster.url }, ...LEASE, livenessMs: LIVENESS_MS, log: (level, m) => logs.push(`${level} ${m}`) });
+  function leader(name: string, identity: string, logs: string[], livenessMs = LIVENESS_MS): { result: Promise<LeaderResult>; fence: () => LeaseFence | undefined; stop: AbortController; elector: ThreadedLeaderElector } {
+    const elector = new ThreadedLeaderElector({ name, namespace: 'baton-system', identity }, { client: { url: cluster.url }, ...LEASE, livenessMs, log: (level, m) => logs.push(`${level} ${m}`) });
+    elector.fence.onLost((why) => logs.push(`fence lost: ${why}`));
     const stop = new AbortController();
     let held: LeaseFence | undefined;
     const result = runAsLeader({ client, name, namespace: 'baton-system', identity, ...LEASE, fence: elector.fence, elector }, async (signal, fence) => {
@@ -56,14 +64,14 @@ describe('a leader lease renewed from its own thread', () => {
   it('GIVEN a leader whose event loop is blocked past the renew deadline but within the liveness bound THEN it keeps leading', async () => {
     const name = `lead-${++n}`;
     const logs: string[] = [];
-    const a = leader(name, 'a', logs);
-    await until(() => a.fence()?.valid === true, 30_000, 'a leads');
+    const a = leader(name, 'a', logs, BUSY_LIVENESS_MS);
+    await until(() => a.fence()?.valid === true, 60_000, 'a leads').catch((err: Error) => { throw new Error(`${err.message}; the leader's log:\n${logs.join('\n')}`); });
     busy(BUSY_MS);
     expect(a.fence()?.valid, logs.join('\n')).toBe(true);
     expect(await holderOf(name)).toBe('a');
-    expect(await Promise.race([a.result, Promise.resolve('leading')])).toBe('leading');
+    expect(await Promise.race([a.result, Promise.resolve('leading')]), logs.join('\n')).toBe('leading');
     a.stop.abort();
-    expect((await a.result).kind).toBe('aborted');
+    expect((await a.result).kind, logs.join('\n')).toBe('aborted');
     // A graceful end gives the Lease up (empty holder) for a waiting agent.
     expect(await holderOf(name)).toBe('');
   });
@@ -72,14 +80,32 @@ describe('a leader lease renewed from its own thread', () => {
     const name = `lead-${++n}`;
     const logs: string[] = [];
     const a = leader(name, 'a', logs);
-    await until(() => a.fence()?.valid === true, 30_000, 'a leads');
+    await until(() => a.fence()?.valid === true, 60_000, 'a leads').catch((err: Error) => { throw new Error(`${err.message}; the leader's log:\n${logs.join('\n')}`); });
     const b = leader(name, 'b', []);
     busy(STUCK_MS);
-    expect(a.fence()?.valid).toBe(false);
+    expect(a.fence()?.valid, logs.join('\n')).toBe(false);
     expect(() => a.fence()?.check('apply a Deployment')).toThrow(/main thread did not check in/);
     expect((await a.result).kind).toBe('lost');
     await until(async () => (await holderOf(name)) === 'b', 30_000, 'b takes over');
     b.stop.abort();
     await b.result;
+  });
+
+  // A graceful end: the thread gives the Lease up, replies and exits at once. When the main loop hears
+  // of both in one turn, Node's Worker drains the reply and emits 'exit' synchronously, before the
+  // release's awaits resume; here that order is made certain by emitting 'exit' right after the reply.
+  it('GIVEN a graceful end WHEN the thread\'s exit is heard together with its reply THEN the Lease is released, not lost', async () => {
+    const name = `lead-${++n}`;
+    const logs: string[] = [];
+    const a = leader(name, 'a', logs);
+    await until(() => a.fence()?.valid === true, 60_000, 'a leads').catch((err: Error) => { throw new Error(`${err.message}; the leader's log:\n${logs.join('\n')}`); });
+    const worker = a.elector.worker;
+    expect(worker).toBeDefined();
+    let replies = 0;
+    worker?.on('message', (m: { type?: string }) => { if (m.type === 'reply' && ++replies === 1) worker.emit('exit', 0); });
+    a.stop.abort();
+    expect((await a.result).kind, logs.join('\n')).toBe('aborted');
+    expect(logs.join('\n')).not.toMatch(/ended unexpectedly/);
+    expect(await holderOf(name)).toBe('');
   });
 });

@@ -369,20 +369,27 @@ describe('baton agent with leader election and signature verification', () => {
       return { stop, done, log };
     };
     const a = start('agent-a');
-    // The waits only catch a hang: at load ~20 (npm test beside other suites) 10 s was not enough.
-    await until(() => a.log.some((l) => l.includes('became leader')), 30_000);
+    // The waits only catch a hang: at load ~20 (npm test beside other suites) 10 s was not enough, and
+    // at load 28-45 (a loop of test/sync files) 30 s once was not either. On failure: the agent's log.
+    const logged = async (agent: { log: string[] }, text: string): Promise<void> => {
+      await until(() => agent.log.some((l) => l.includes(text)), 90_000).catch((err: Error) => {
+        throw new Error(`'${text}' not logged: ${err.message}; the agent's log:\n${agent.log.join('\n')}`);
+      });
+    };
+    await logged(a, 'became leader');
     const first = await holder();
     expect(first).toMatch(/_\d+_[0-9a-f]{8}$/);
     const b = start('agent-b');
-    await until(() => b.log.some((l) => l.includes('held by another agent')), 30_000);
+    await logged(b, 'held by another agent');
     expect(b.log.some((l) => l.includes('became leader'))).toBe(false);
     a.stop.abort();
     expect(await a.done).toBe(0);
-    await until(() => b.log.some((l) => l.includes('became leader')), 30_000);
+    await logged(b, 'became leader');
     const second = await holder();
     expect(second).not.toBe(first);
     b.stop.abort();
     expect(await b.done).toBe(0);
     expect(await holder()).toBe('');
-  });
+    // Two agents' start-ups, a shutdown and a takeover: a hang, not the machine's load, should fail it.
+  }, 300_000);
 });

@@ -199,6 +199,10 @@ describe('writing status back to Git', () => {
     first.writer.submit(update('redis', 'COMPLETE'));
     await first.writer.flush().catch(() => undefined);
     expect(await first.mirror.revParse('refs/baton/pending/main')).toBeDefined();
+    // The first agent is gone: its retry timer must not push beside the second (on a loaded machine it
+    // fired during the second's flush, both pushed the same rebuilt commits, and the one whose push lost
+    // that race rebuilt them once more: every transition twice).
+    first.writer.close();
 
     const second = await agent('restart');
     await second.writer.flush();
@@ -304,6 +308,8 @@ describe('writing status back to Git', () => {
       await first.writer.flush().catch(() => undefined);
       expect(first.writer.timings.rejections).toBe(1);
       expect(await first.mirror.revParse(first.writer.pendingRef)).toBeDefined();
+      // The first process is gone: its retry timer must not push beside the second (see 'restart' above).
+      first.writer.close();
 
       // A new process: its writer knows nothing of these commits and reads them back from the clone.
       const second = await agent('batched-restart', { maxTransitionsPerCommit: 3 });

@@ -87,6 +87,8 @@ class RenewerThread {
   private readonly waiters = new Set<(event: 'acquired' | 'halted' | 'ended') => void>();
   private busy = 0;
   private closing = false;
+  /** A stop was asked for: the thread's exit that follows is expected, whatever the order it is heard in. */
+  private stopping = false;
   private ended = false;
   private heard = false;
   readonly livenessMs: number;
@@ -132,6 +134,11 @@ class RenewerThread {
   /** Ends the thread without giving the Lease up (it was lost, or never held). Idempotent. */
   /** Gives the Lease up from the thread, then ends it; never throws (a Lease not given up expires on its own). */
   async releaseAndClose(): Promise<void> {
+    // The thread replies and exits at once. When the main loop hears of both in one turn, Node delivers
+    // the reply and emits 'exit' synchronously (Worker's exit handler drains the port first), before the
+    // awaits below resume and close(): without this flag that exit read as unexpected, a graceful end as
+    // a lost Lease (seen under load: leader-thread.test.ts, 'lost' instead of 'aborted').
+    this.stopping = true;
     try {
       await this.request({ type: 'stop', release: true });
     } catch {
@@ -208,7 +215,7 @@ class RenewerThread {
   private exited(code: number, failure: string | undefined): void {
     this.ended = true;
     clearInterval(this.beat);
-    if (!this.closing) {
+    if (!this.closing && !this.stopping) {
       const why = `the lease renewer thread ended unexpectedly (exit code ${code}${failure !== undefined ? `: ${failure}` : ''}); this agent stops acting`;
       this.options.log('error', why, { task: this.task.kind });
       this.fence.lose(why);

@@ -38,10 +38,15 @@ async function apply(ns: string, yaml: string): Promise<void> {
   if (r.code !== 0) throw new Error(`apply failed: ${r.stderr}`);
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs = 8000, what = 'condition'): Promise<void> {
+/**
+ * Polls `check` until it holds. The deadline only catches a hang (each poll is a kubectl process, and
+ * on two loaded cores a controller's next step can take seconds): its message says what was last seen.
+ */
+async function until(check: () => Promise<boolean>, what: string, seen: () => string = () => ''): Promise<void> {
+  const timeoutMs = 60_000;
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen() || 'nothing'}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -73,7 +78,11 @@ describe('kubectl against the simulated workloads', () => {
     for (const replicas of [5, 1]) {
       await ok('scale', '-n', ns, 'deployment/web', `--replicas=${replicas}`);
       await ok('rollout', 'status', '-n', ns, 'deployment/web', '--timeout=20s');
-      await until(async () => (await jsonOf('get', 'pods', '-n', ns)).items.length === replicas, 5000, `${replicas} pods`);
+      let pods: string[] = [];
+      await until(async () => {
+        pods = (await jsonOf('get', 'pods', '-n', ns)).items.map((p) => `${p.metadata.name}${p.metadata.deletionTimestamp ? ' (terminating)' : ''}`);
+        return pods.length === replicas;
+      }, `${replicas} pods`, () => pods.join(', '));
     }
   });
 
@@ -110,7 +119,11 @@ spec:
     expect(await ok('rollout', 'history', '-n', ns, 'daemonset/agent')).toMatch(/1\s+<none>\n2\s+<none>/);
     await ok('rollout', 'undo', '-n', ns, 'daemonset/agent');
     await ok('rollout', 'status', '-n', ns, 'daemonset/agent', '--timeout=30s');
-    await until(async () => (await jsonOf('get', 'pods', '-n', ns, '-l', 'app=agent')).items.every((p) => p.spec.containers[0].image === 'agent:1'), 5000, 'agent:1 again');
+    let images: string[] = [];
+    await until(async () => {
+      images = (await jsonOf('get', 'pods', '-n', ns, '-l', 'app=agent')).items.map((p) => `${p.metadata.name}=${p.spec.containers[0].image}`);
+      return images.every((i) => i.endsWith('=agent:1'));
+    }, 'agent:1 again', () => images.join(', '));
     const pvcs = await jsonOf('get', 'pvc', '-n', ns);
     expect(pvcs.items.map((p) => `${p.metadata.name}:${p.status.phase}`).sort()).toEqual(['data-db-0:Bound', 'data-db-1:Bound', 'data-db-2:Bound']);
     await ok('rollout', 'restart', '-n', ns, 'statefulset/db');
@@ -169,10 +182,12 @@ spec:
 `,
     ].join('\n'));
     expect(await ok('wait', '-n', ns, '--for=condition=Failed', 'job/boom', '--timeout=120s')).toContain('condition met');
+    let restarts = 0;
     await until(async () => {
       const crash = (await jsonOf('get', 'pod', 'crash', '-n', ns)) as Record<string, Loose>;
-      return (crash.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2;
-    }, 8000, 'crash-loop restarts');
+      restarts = crash.status?.containerStatuses?.[0]?.restartCount ?? 0;
+      return restarts >= 2;
+    }, 'crash-loop restarts', () => `restartCount ${restarts}`);
 
     const byName = new Map((await jsonOf('get', 'pods', '-n', ns)).items.map((p) => [p.metadata.name as string, p]));
     const waiting = (name: string): unknown => byName.get(name)?.status.containerStatuses?.[0]?.state?.waiting?.reason;
@@ -208,15 +223,13 @@ spec:
       return left.length === 0;
     };
     // On failure the message names what stayed behind (a dependent of an owner already gone, once).
-    await until(cascaded, 20_000, 'cascade').catch((err: Error) => {
-      throw new Error(`${err.message}; left: ${left.join(', ')}`);
-    });
+    await until(cascaded, 'cascade', () => left.join(', '));
 
     await ok('create', 'deployment', 'api', '-n', ns, '--image=nginx:1', '--replicas=2');
     await apply(ns, 'apiVersion: v1\nkind: Service\nmetadata: { name: api }\nspec: { selector: { app: api }, ports: [{ port: 80, targetPort: 8080 }] }\n');
     await ok('rollout', 'status', '-n', ns, 'deployment/api', '--timeout=20s');
     await ok('delete', 'namespace', ns, '--timeout=20s');
-    await until(async () => (await c.kubectl(['get', 'namespace', ns], { bin })).code !== 0, 20_000, 'namespace gone');
+    await until(async () => (await c.kubectl(['get', 'namespace', ns], { bin })).code !== 0, 'namespace gone');
     expect((await jsonOf('get', 'pods,rs,deploy,svc', '-A')).items.filter((o) => o.metadata.namespace === ns)).toEqual([]);
   });
 });

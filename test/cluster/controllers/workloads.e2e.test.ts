@@ -58,11 +58,13 @@ describe('StatefulSet', () => {
   });
 
   it('GIVEN Parallel pod management THEN all pods are created at once', async () => {
-    // Slow readiness: with OrderedReady only db-0 would exist for the first second.
+    // Pods that never become ready: with OrderedReady only db-0 would ever exist, so three pods prove
+    // that none waited for another's readiness. (A one-second ready delay and a 900 ms deadline timed
+    // the controller instead, and a loaded machine could miss it.)
     const sts = statefulSet('db', 3, { podManagementPolicy: 'Parallel' });
-    sts.metadata.annotations = { 'sim.baton.dev/ready-delay-ms': '1000' };
+    sts.metadata.annotations = { 'sim.baton.dev/fail': 'never-ready' };
     await h.kube.create(sts);
-    await eventually(() => h.kube.all('Pod').length === 3, 900, 'three pods at once');
+    await eventually(() => h.kube.all('Pod').length === 3, 60_000, 'three pods, none ready');
     expect(h.kube.all('Pod').filter(ready)).toEqual([]);
   });
 
