@@ -196,7 +196,8 @@ export class ShardMember implements InstanceOwnership {
   /**
    * Joins, then runs `work` with a signal that aborts when the membership is lost (fence) or refused,
    * or `signal` aborts; keeps renewing and watching the members meanwhile; deletes the member lease
-   * when the work ends, unless it was lost.
+   * when the work ends, unless it was lost. A membership lost while joining, or a `signal` aborted by
+   * then, ends the run without starting `work`.
    */
   async run(work: (signal: AbortSignal) => Promise<void>, signal?: AbortSignal): Promise<ShardResult> {
     try {
@@ -230,7 +231,11 @@ export class ShardMember implements InstanceOwnership {
       }
     })();
     try {
-      await work(workAbort.signal);
+      // Not started under a signal aborted already (the fence lost while joining, e.g. a stall past the
+      // renew deadline; or stopped before): it would hear no abort event, and a work that waits for one
+      // kept run() from ever returning, its member acting on nothing while it seemed to run (seen under
+      // load in test/shards/member.test.ts). `isLost` notices an expired fence now, not at the next look.
+      if (!this.fence.isLost && !workAbort.signal.aborted) await work(workAbort.signal);
     } finally {
       signal?.removeEventListener('abort', onOuter);
       loops.abort();
