@@ -266,7 +266,7 @@ export class ShardMember implements InstanceOwnership {
     const expiries = members.filter((m) => m.live && m.leaseName !== this.lease.name).map((m) => m.expiresAt);
     const desired = this.viewOf(members);
     if (desired.id === this.adopted?.id) {
-      this.setOthers(members);
+      await this.takeOthers(members);
     } else {
       this.releasing = desired;
       this.bump();
@@ -280,7 +280,7 @@ export class ShardMember implements InstanceOwnership {
       this.bump();
       await this.lease.renew(desired.members);
       this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}`, { member: this.id, members: desired.members });
-      this.setOthers(await this.list());
+      await this.takeOthers(await this.list());
     }
     await this.cleanup(members);
     if (expiries.length > 0) this.nextExpiry = Math.min(...expiries);
@@ -336,6 +336,24 @@ export class ShardMember implements InstanceOwnership {
     return a;
   }
 
+  /**
+   * The others' views count only from a list that shows this member's own lease with the view it acts
+   * under: read after its publication. A publication that failed (its write answered with an error,
+   * the tick abandoned) left the former view there, and the next look found nothing new to adopt: this
+   * member acted under a view the others could not see. It publishes again first, acting on nothing
+   * meanwhile.
+   */
+  private async takeOthers(members: readonly Member[]): Promise<void> {
+    const adopted = this.adopted;
+    const published = (list: readonly Member[]): string[] | undefined => list.find((m) => m.leaseName === this.lease.name)?.view;
+    if (adopted === undefined || sameView(published(members), adopted)) { this.setOthers(members); return; }
+    if (this.others !== undefined) { this.others = undefined; this.bump(); }
+    this.log('warn', `shard set ${this.options.shardSet}: lease ${this.lease.name} shows members ${published(members)?.join(', ') ?? '(none)'}, not ${adopted.members.join(', ')} this member acts under: publishing them again`, { member: this.id, members: adopted.members });
+    await this.lease.renew(adopted.members);
+    const again = await this.list();
+    if (sameView(published(again), adopted)) this.setOthers(again);
+  }
+
   private setOthers(members: readonly Member[]): void {
     const others = members.filter((m) => m.live && m.configHash === this.configHash && m.id !== this.id && m.view !== undefined)
       .map((m) => ({ id: m.id, view: this.assignment(m.view ?? []) }));
@@ -365,6 +383,10 @@ export class ShardMember implements InstanceOwnership {
       try { listen(); } catch { /* a listener never disturbs the membership */ }
     }
   }
+}
+
+function sameView(view: readonly string[] | undefined, adopted: Assignment): boolean {
+  return view !== undefined && [...new Set(view)].sort().join(',') === adopted.id;
 }
 
 /** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */
