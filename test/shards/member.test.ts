@@ -70,10 +70,10 @@ describe('shard members on the simulated cluster', () => {
     ['another status branch', { statusBranch: 'baton-status' }, 'repo=https://git.example/ops.git branch=main statusBranch=baton-status'],
   ])('GIVEN a member with %s WHEN it joins THEN it refuses clearly, deletes its lease, and the others keep every instance', async (_name, odds, theirs) => {
     const name = `s${++set}`;
-    const a = member(name, 'a');
+    const a = member(name, 'a', ROOMY);
     void start(a);
     await until(() => keys.every((k) => a.mayAct(k)), 60_000, 'a alone owns everything');
-    const odd = member(name, 'odd', { config: { ...CONFIG, ...odds } });
+    const odd = member(name, 'odd', { ...ROOMY, config: { ...CONFIG, ...odds } });
     const result = await start(odd);
     expect(result.kind).toBe('refused');
     const error = result.kind === 'refused' ? result.error : undefined;
