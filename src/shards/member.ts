@@ -201,7 +201,8 @@ export class ShardMember implements InstanceOwnership {
   /**
    * Joins, then runs `work` with a signal that aborts when the membership is lost (fence) or refused,
    * or `signal` aborts; keeps renewing and watching the members meanwhile; deletes the member lease
-   * when the work ends, unless it was lost.
+   * when the work ends, unless it was lost. A membership lost while joining, or a `signal` aborted by
+   * then, ends the run without starting `work`.
    */
   async run(work: (signal: AbortSignal) => Promise<void>, signal?: AbortSignal): Promise<ShardResult> {
     try {
@@ -235,7 +236,11 @@ export class ShardMember implements InstanceOwnership {
       }
     })();
     try {
-      await work(workAbort.signal);
+      // Not started under a signal aborted already (the fence lost while joining, e.g. a stall past the
+      // renew deadline; or stopped before): it would hear no abort event, and a work that waits for one
+      // kept run() from ever returning, its member acting on nothing while it seemed to run (seen under
+      // load in test/shards/member.test.ts). `isLost` notices an expired fence now, not at the next look.
+      if (!this.fence.isLost && !workAbort.signal.aborted) await work(workAbort.signal);
     } finally {
       signal?.removeEventListener('abort', onOuter);
       loops.abort();
@@ -271,7 +276,7 @@ export class ShardMember implements InstanceOwnership {
       // in the scale bench: the last member to stop took up all 10,000 as the others left, +7 MiB).
       // The others act on them once it has left too. A view that only adds members is still taken up:
       // it gives the newcomers their share, which this member must let go of first.
-      this.setOthers(members);
+      await this.takeOthers(members);
     } else {
       const prior = this.adopted;
       this.releasing = desired;
@@ -288,7 +293,7 @@ export class ShardMember implements InstanceOwnership {
       const gone = goneFrom(prior, desired, members, this.monotonic(), this.clock.now());
       this.log('info', `shard set ${this.options.shardSet}: acting under members ${desired.members.join(', ')}${gone.length > 0 ? ` (gone: ${gone.map((g) => g.text).join('; ')})` : ''}`,
         { member: this.id, members: desired.members, ...(gone.length > 0 ? { gone: gone.map((g) => g.fields) } : {}) });
-      this.setOthers(await this.list());
+      await this.takeOthers(await this.list());
     }
     await this.cleanup(members);
     if (expiries.length > 0) this.nextExpiry = Math.min(...expiries);
@@ -344,6 +349,24 @@ export class ShardMember implements InstanceOwnership {
     return a;
   }
 
+  /**
+   * The others' views count only from a list that shows this member's own lease with the view it acts
+   * under: read after its publication. A publication that failed (its write answered with an error,
+   * the tick abandoned) left the former view there, and the next look found nothing new to adopt: this
+   * member acted under a view the others could not see. It publishes again first, acting on nothing
+   * meanwhile.
+   */
+  private async takeOthers(members: readonly Member[]): Promise<void> {
+    const adopted = this.adopted;
+    const published = (list: readonly Member[]): string[] | undefined => list.find((m) => m.leaseName === this.lease.name)?.view;
+    if (adopted === undefined || sameView(published(members), adopted)) { this.setOthers(members); return; }
+    if (this.others !== undefined) { this.others = undefined; this.bump(); }
+    this.log('warn', `shard set ${this.options.shardSet}: lease ${this.lease.name} shows members ${published(members)?.join(', ') ?? '(none)'}, not ${adopted.members.join(', ')} this member acts under: publishing them again`, { member: this.id, members: adopted.members });
+    await this.lease.renew(adopted.members);
+    const again = await this.list();
+    if (sameView(published(again), adopted)) this.setOthers(again);
+  }
+
   private setOthers(members: readonly Member[]): void {
     const others = members.filter((m) => m.live && m.configHash === this.configHash && m.id !== this.id && m.view !== undefined)
       .map((m) => ({ id: m.id, view: this.assignment(m.view ?? []) }));
@@ -390,7 +413,10 @@ function goneFrom(prior: Assignment | undefined, next: Assignment, members: read
   });
 }
 
-/** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */
+function sameView(view: readonly string[] | undefined, adopted: Assignment): boolean {
+  return view !== undefined && [...new Set(view)].sort().join(',') === adopted.id;
+}
+
 /** `next` keeps every member of `prior`: it can only take instances away from each of them. */
 function addsOnly(prior: Assignment | undefined, next: Assignment): boolean {
   if (prior === undefined) return true;
@@ -398,6 +424,7 @@ function addsOnly(prior: Assignment | undefined, next: Assignment): boolean {
   return prior.members.every((m) => after.has(m));
 }
 
+/** `next` is `prior` less some members (so every instance `prior` gave a member left in `next` stays with it). */
 function dropsOnly(prior: Assignment | undefined, next: Assignment): boolean {
   if (prior === undefined) return false;
   const before = new Set(prior.members);
