@@ -10,14 +10,12 @@ import type { Agent } from '../../src/sync/agent.js';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
 import { API, type AgentWorld } from '../sync/fixtures.js';
-import { deployAndUpdatePlans } from './plan-lines.js';
+import { deployAndUpdatePlans, storeFramework } from './plan-lines.js';
 
 const plans = deployAndUpdatePlans;
 
 const files: Record<string, string> = {
-  'frameworks/store/1.0.0/framework.yaml': [API, 'kind: Framework', 'name: store', 'version: 1.0.0', 'tasks:', '  - { name: main, kind: Apply, resources: [cm.yaml.ejs] }', ...plans(['{ name: main, tasks: [main] }']), ''].join('\n'),
-  'frameworks/store/1.0.0/params.yaml': '- { name: SIZE, type: integer, minimum: 1 }\n',
-  'frameworks/store/1.0.0/templates/cm.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>-store\ndata:\n  size: "<%= params.SIZE %>"\n',
+  ...storeFramework(),
   'frameworks/app/1.0.0/framework.yaml': [
     API, 'kind: Framework', 'name: app', 'version: 1.0.0', 'tasks:',
     '  - { name: db, kind: Instance, framework: store, version: "^1.0.0", resources: [db.yaml.ejs] }',

@@ -8,15 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStatus } from '../../src/sync/status-file.js';
 import { startAgentHarness, type AgentHarness } from '../helpers/agent-harness.js';
 import { API } from '../sync/fixtures.js';
-import { deployAndUpdatePlans } from './plan-lines.js';
+import { deployAndUpdatePlans, storeFramework } from './plan-lines.js';
 
 const plans = deployAndUpdatePlans;
 const parent = (size: number): string => `${API}\nkind: Instance\nframework: app\nversion: 1.0.0\nparams: { DB_SIZE: ${size} }\n`;
 
 const files: Record<string, string> = {
-  'frameworks/store/1.0.0/framework.yaml': [API, 'kind: Framework', 'name: store', 'version: 1.0.0', 'tasks:', '  - { name: main, kind: Apply, resources: [cm.yaml.ejs] }', ...plans(['{ name: main, tasks: [main] }']), ''].join('\n'),
-  'frameworks/store/1.0.0/params.yaml': '- { name: SIZE, type: integer, minimum: 1 }\n',
-  'frameworks/store/1.0.0/templates/cm.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>-store\ndata:\n  size: "<%= params.SIZE %>"\n',
+  ...storeFramework(),
   'frameworks/app/1.0.0/framework.yaml': [
     API, 'kind: Framework', 'name: app', 'version: 1.0.0', 'tasks:',
     '  - { name: db, kind: Instance, framework: store, version: "^1.0.0", resources: [db.yaml.ejs] }',

@@ -14,16 +14,14 @@ import { CHECKPOINT_KEY, checkpointRef } from '../../src/plans/checkpoint-config
 import { MemoryTree, validateRepository } from '../../src/render/index.js';
 import { buildPreview } from '../../src/preview/preview.js';
 import { clusterForFile } from '../helpers/engine-harness.js';
-import { deployAndUpdatePlans } from './plan-lines.js';
+import { deployAndUpdatePlans, storeFramework } from './plan-lines.js';
 
 const API = 'apiVersion: baton.dev/v1alpha1';
 const file = clusterForFile();
 const { renderer } = file;
 
 const frameworks: Record<string, string> = {
-  'frameworks/store/1.0.0/framework.yaml': [API, 'kind: Framework', 'name: store', 'version: 1.0.0', 'tasks:', '  - { name: main, kind: Apply, resources: [cm.yaml.ejs] }', ...deployAndUpdatePlans(['{ name: main, tasks: [main] }']), ''].join('\n'),
-  'frameworks/store/1.0.0/params.yaml': '- { name: SIZE, type: integer, minimum: 1 }\n',
-  'frameworks/store/1.0.0/templates/cm.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>-store\ndata:\n  size: "<%= params.SIZE %>"\n',
+  ...storeFramework(),
   'frameworks/app/1.0.0/framework.yaml': [
     API, 'kind: Framework', 'name: app', 'version: 1.0.0', 'tasks:',
     '  - { name: db, kind: Instance, framework: store, version: "^1.0.0", resources: [db.yaml.ejs] }',

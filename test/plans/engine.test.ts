@@ -47,6 +47,20 @@ const outcome = (r: ReconcileResult): string => (r.kind === 'ran' ? r.execution.
 
 const twoSteps = plan('deploy', [{ name: 'main', steps: [step('config', [apply(cm('a'))]), step('servers', [apply(obj('apps/v1', 'Deployment', 'web'))])] }]);
 
+/** The checkpoint of `store`'s last completed write, as it is after each write. */
+function lastWritten(store: MemoryCheckpointStore): () => Checkpoint | undefined {
+  let written: Checkpoint | undefined;
+  const save = store.save.bind(store);
+  store.save = async (cp, version) => {
+    const saved = await save(cp, version);
+    written = cp;
+    return saved;
+  };
+  return () => written;
+}
+
+const stepStatus = (cp: Checkpoint | undefined, step: string): string | undefined => cp?.active?.phases[0]?.steps.find((s) => s.name === step)?.state.status;
+
 let h: Harness;
 afterEach(() => {
   h.kube.onWrite = () => undefined;
@@ -94,16 +108,10 @@ describe('the plan engine against an in-memory API', () => {
   it('GIVEN serial steps WHEN each step-complete event comes THEN the checkpoint already written shows the step COMPLETE (a step reported complete is never started again after a crash)', async () => {
     h = harness();
     autoReady(h.kube);
-    let written: Checkpoint | undefined;
-    const save = h.store.save.bind(h.store);
-    h.store.save = async (cp, version) => {
-      const saved = await save(cp, version);
-      written = cp;
-      return saved;
-    };
+    const written = lastWritten(h.store);
     const seen: string[] = [];
     const onEvent = (e: EngineEvent): void => {
-      if (e.type === 'step-complete') seen.push(`${e.step} ${written?.active?.phases[0]?.steps.find((s) => s.name === e.step)?.state.status}`);
+      if (e.type === 'step-complete') seen.push(`${e.step} ${stepStatus(written(), e.step)}`);
     };
     expect(outcome(await h.run({ deploy: twoSteps }, { onEvent }))).toBe('complete');
     // Before: 'config IN_PROGRESS' (the event came before the next step's start carried the end to the store).
@@ -114,17 +122,11 @@ describe('the plan engine against an in-memory API', () => {
     h = harness();
     const slow = obj('apps/v1', 'Deployment', 'slow');
     autoReady(h.kube, 5, (o) => o.metadata.name === 'slow');
-    let written: Checkpoint | undefined;
-    const save = h.store.save.bind(h.store);
-    h.store.save = async (cp, version) => {
-      const saved = await save(cp, version);
-      written = cp;
-      return saved;
-    };
+    const written = lastWritten(h.store);
     const seen: string[] = [];
     const onEvent = (e: EngineEvent): void => {
       if (e.type !== 'step-complete') return;
-      seen.push(`${e.step} ${written?.active?.phases[0]?.steps.find((s) => s.name === e.step)?.state.status}`);
+      seen.push(`${e.step} ${stepStatus(written(), e.step)}`);
       // The slow step becomes ready only once the fast one is reported: held back, it would time out.
       if (e.step === 'fast') h.kube.setStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'slow', namespace: INSTANCE.namespace }, { ready: true });
     };

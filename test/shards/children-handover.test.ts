@@ -17,7 +17,7 @@ import { parseStatus, type InstanceStatus } from '../../src/sync/status-file.js'
 import { checkHistory } from '../helpers/transitions.js';
 import { until } from '../helpers/wait.js';
 import { API, agentWorld, gatedFramework, mirrorOf, releaseGate, testAgent, type AgentWorld } from '../sync/fixtures.js';
-import { deployAndUpdatePlans } from '../compose/plan-lines.js';
+import { deployAndUpdatePlans, storeFramework } from '../compose/plan-lines.js';
 
 
 const plans = deployAndUpdatePlans;
@@ -32,9 +32,7 @@ const parentFramework = (name: string, child: string, params: string): Record<st
   [`frameworks/${name}/1.0.0/templates/app.yaml.ejs`]: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>\ndata:\n  note: <%= params.NOTE %>\n',
 });
 const files: Record<string, string> = {
-  'frameworks/store/1.0.0/framework.yaml': [API, 'kind: Framework', 'name: store', 'version: 1.0.0', 'tasks:', '  - { name: main, kind: Apply, resources: [cm.yaml.ejs] }', ...plans(['{ name: main, tasks: [main] }']), ''].join('\n'),
-  'frameworks/store/1.0.0/params.yaml': '- { name: SIZE, type: integer, minimum: 1 }\n',
-  'frameworks/store/1.0.0/templates/cm.yaml.ejs': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: <%= instance.name %>-store\ndata:\n  size: "<%= params.SIZE %>"\n',
+  ...storeFramework(),
   ...parentFramework('app', 'store', 'SIZE: 2'),
   ...gatedFramework(),
   ...parentFramework('nest', 'gated', 'VALUE: v'),

@@ -61,73 +61,57 @@ describe('the API calls of one instance deploy', () => {
   });
 });
 
-describe('the API calls of the drift check after a deploy', () => {
-  let h: RepoHarness;
-  let proxy: RecordingProxy;
+/** An agent with a drift keeper over `files`, its API calls recorded, every instance deployed. */
+function deployedWithDrift(files: Record<string, string>, sliceSize?: number): { h: RepoHarness; proxy: RecordingProxy; agent: Agent } {
+  const world = {} as { h: RepoHarness; proxy: RecordingProxy; agent: Agent };
   let client: HttpKubeClient;
-  let agent: Agent;
-
   beforeAll(async () => {
-    h = await startRepoHarness({ files: { 'instances/shop/b.yaml': instance({ VALUE: 'one' }) }, message: 'instance b' });
-    proxy = await recordingProxy(h.clusters[0]?.url ?? '');
-    client = await createKubeClient({ kubeconfigPath: proxy.kubeconfig(join(h.world.sandbox.dir, 'proxy-kubeconfig')) });
-    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client) });
-    agent = testAgent(mirrorOf(h.world), client, h.renderer, { drift });
-    await agent.start();
-    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/b': 'complete' });
-    await agent.drain();
+    world.h = await startRepoHarness({ files, message: Object.keys(files).join(', ') });
+    world.proxy = await recordingProxy(world.h.clusters[0]?.url ?? '');
+    client = await createKubeClient({ kubeconfigPath: world.proxy.kubeconfig(join(world.h.world.sandbox.dir, 'proxy-kubeconfig')) });
+    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client), ...(sliceSize !== undefined ? { sliceSize } : {}) });
+    world.agent = testAgent(mirrorOf(world.h.world), client, world.h.renderer, { drift });
+    await world.agent.start();
+    const ids = Object.keys(files).map((f) => f.replace(/^instances\/(.*)\.yaml$/, '$1'));
+    expect(outcomeKinds(await world.agent.pass())).toEqual(Object.fromEntries(ids.map((id) => [id, 'complete'])));
+    await world.agent.drain();
   }, 60_000);
   afterAll(async () => {
-    await agent.stop();
+    await world.agent.stop();
     client.close();
-    await proxy.close();
-    await h.stop();
+    await world.proxy.close();
+    await world.h.stop();
   });
+  return world;
+}
+
+describe('the API calls of the drift check after a deploy', () => {
+  const w = deployedWithDrift({ 'instances/shop/b.yaml': instance({ VALUE: 'one' }) });
 
   it('GIVEN a deployed instance WHEN its drift is checked THEN the checkpoint the sweep listed is used, not read again', async () => {
-    proxy.requests.length = 0;
-    await agent.pass({ drift: 'all' });
-    await agent.drain();
-    const calls = proxy.requests.map(route);
+    w.proxy.requests.length = 0;
+    await w.agent.pass({ drift: 'all' });
+    await w.agent.drain();
+    const calls = w.proxy.requests.map(route);
     // The sweep lists checkpoints (and the objects) ...
     expect(calls.filter((c) => /^GET \/api\/v1\/(namespaces\/[^/]+\/)?configmaps$/.test(c)).length).toBeGreaterThan(0);
     // ... and its result is recorded: health Healthy, no drift.
-    await until(async () => (await h.statusOf('shop/b'))?.drift?.status === 'InSync', 20_000, 'the drift check recorded');
+    await until(async () => (await w.h.statusOf('shop/b'))?.drift?.status === 'InSync', 20_000, 'the drift check recorded');
     // Before: the drift loop read the checkpoint once more per instance to record the check.
     expect(calls.filter((c) => c === 'GET /api/v1/namespaces/shop/configmaps/baton-checkpoint-b')).toEqual([]);
   });
 });
 
 describe('the API calls of a drift check swept in slices', () => {
-  let h: RepoHarness;
-  let proxy: RecordingProxy;
-  let client: HttpKubeClient;
-  let agent: Agent;
-
-  beforeAll(async () => {
-    h = await startRepoHarness({ files: { 'instances/shop/c.yaml': instance({ VALUE: 'one' }), 'instances/shop/d.yaml': instance({ VALUE: 'two' }) }, message: 'instances c and d' });
-    proxy = await recordingProxy(h.clusters[0]?.url ?? '');
-    client = await createKubeClient({ kubeconfigPath: proxy.kubeconfig(join(h.world.sandbox.dir, 'proxy-kubeconfig')) });
-    // One instance per slice: the check is two sweeps, as with more than DRIFT_SWEEP_SLICE instances due.
-    const drift = new DriftKeeper({ client, hooks: defaultHooks(), store: new ConfigMapCheckpointStore(client), sliceSize: 1 });
-    agent = testAgent(mirrorOf(h.world), client, h.renderer, { drift });
-    await agent.start();
-    expect(outcomeKinds(await agent.pass())).toEqual({ 'shop/c': 'complete', 'shop/d': 'complete' });
-    await agent.drain();
-  }, 60_000);
-  afterAll(async () => {
-    await agent.stop();
-    client.close();
-    await proxy.close();
-    await h.stop();
-  });
+  // One instance per slice: the check is two sweeps, as with more than DRIFT_SWEEP_SLICE instances due.
+  const w = deployedWithDrift({ 'instances/shop/c.yaml': instance({ VALUE: 'one' }), 'instances/shop/d.yaml': instance({ VALUE: 'two' }) }, 1);
 
   it('GIVEN two deployed instances swept in two slices WHEN their drift is checked THEN each slice is recorded with the checkpoints its sweep listed, none read again', async () => {
-    proxy.requests.length = 0;
-    await agent.pass({ drift: 'all' });
-    await agent.drain();
-    await until(async () => (await h.statusOf('shop/c'))?.drift?.status === 'InSync' && (await h.statusOf('shop/d'))?.drift?.status === 'InSync', 20_000, 'both drift checks recorded');
-    const calls = proxy.requests.map(route);
+    w.proxy.requests.length = 0;
+    await w.agent.pass({ drift: 'all' });
+    await w.agent.drain();
+    await until(async () => (await w.h.statusOf('shop/c'))?.drift?.status === 'InSync' && (await w.h.statusOf('shop/d'))?.drift?.status === 'InSync', 20_000, 'both drift checks recorded');
+    const calls = w.proxy.requests.map(route);
     // Before: a report of several slices dropped their checkpoints, and the loop read each one again.
     expect(calls.filter((c) => /^GET \/api\/v1\/namespaces\/shop\/configmaps\/baton-checkpoint-/.test(c))).toEqual([]);
   });
